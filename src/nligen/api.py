@@ -1,0 +1,286 @@
+"""The library API: every CLI action is one call here.
+
+    >>> from nligen import generate
+    >>> ds = generate("my_templates/", lexicons="my_lexicons/", n=100, seed=1)
+    >>> ds.write("out/")            # per-split files + manifest.json + README.md
+    >>> ds.records[0]["premise"]
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from . import __version__
+from .engine import Engine, Selection, describe_variants
+from .errors import UsageError
+from .lexicon import LexiconSet
+from .splits import SEEN_UNSEEN, SplitItem, SplitOptions, generate_with_split
+from .templates import TemplateSet, load_templates
+from .writers import (
+    FORMAT_EXT, GENERIC_TSV, TsvFormat, is_dir_target, render_jsonl, render_tsv, sha256_text,
+    write_file_atomically, write_files_atomically, write_stdout,
+)
+
+
+@dataclass
+class Dataset:
+    family: str
+    records: list[dict]
+    manifest: dict
+    family_info: dict = field(default_factory=dict)
+    tsv_formats: dict[str, TsvFormat] = field(default_factory=dict)
+
+    @property
+    def splits(self) -> list[str]:
+        out: list[str] = []
+        for r in self.records:
+            if r["split"] not in out:
+                out.append(r["split"])
+        return sorted(out, key=lambda s: (s != "train", s))
+
+    def formats(self) -> list[str]:
+        return ["jsonl", "tsv", *self.tsv_formats]
+
+    def render(self, fmt: str = "jsonl", records: Sequence[dict] | None = None) -> str:
+        records = self.records if records is None else records
+        if fmt == "jsonl":
+            return render_jsonl(records)
+        if fmt == "tsv":
+            return render_tsv(records, GENERIC_TSV)
+        if fmt in self.tsv_formats:
+            return render_tsv(records, self.tsv_formats[fmt])
+        raise UsageError(f"unknown format {fmt!r} (known: {', '.join(self.formats())})", "--format")
+
+    def write(self, path: str | Path | None = None, fmt: str = "jsonl") -> list[Path]:
+        """Write to stdout (path None), one file, or a folder (path ending in / or an
+        existing folder: one file per split + manifest.json + README.md)."""
+        if fmt not in self.formats():
+            raise UsageError(f"unknown format {fmt!r} (known: {', '.join(self.formats())})",
+                             "--format")
+        if path is None or str(path) == "-":
+            write_stdout(self.render(fmt))
+            return []
+        if is_dir_target(path):
+            folder = Path(path)
+            ext = FORMAT_EXT.get(fmt, "tsv")
+            files: dict[str, str] = {}
+            file_info = {}
+            for split in self.splits:
+                recs = [r for r in self.records if r["split"] == split]
+                text = self.render(fmt, recs)
+                name = f"{split}.{ext}"
+                files[name] = text
+                file_info[name] = {"records": len(recs), "sha256": sha256_text(text)}
+            manifest = dict(self.manifest)
+            manifest["format"] = fmt
+            manifest["files"] = file_info
+            files["manifest.json"] = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
+            files["README.md"] = dataset_card(self, manifest)
+            write_files_atomically(folder, files)
+            return [folder / n for n in files]
+        target = Path(path)
+        write_file_atomically(target, self.render(fmt))
+        return [target]
+
+
+def _counts(records: Sequence[dict], variant_field: str | None) -> dict:
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for r in records:
+        key = r.get(variant_field, r["template"]) if variant_field else r["template"]
+        by_label = counts.setdefault(r["split"], {}).setdefault(r["label"], {})
+        by_label[key] = by_label.get(key, 0) + 1
+    return {s: {lab: dict(sorted(v.items())) for lab, v in sorted(d.items())}
+            for s, d in sorted(counts.items())}
+
+
+def make_record(family: str, index: int, si: SplitItem, split_name: str | None) -> dict:
+    item = si.item
+    t = item.template
+    rec: dict[str, Any] = {
+        "id": f"{family}-{index:06d}",
+        "family": family,
+        "template": t.id,
+        "premise": item.premise,
+        "hypothesis": item.text,
+        "label": item.label,
+        "split": si.split,
+    }
+    if split_name in SEEN_UNSEEN and si.split == "test":
+        rec["seen"] = bool(si.seen)
+    if t.variants is not None:
+        rec[t.variants.field] = item.variant.name
+    if item.hypothesis.set != "default":
+        rec["set"] = item.hypothesis.set
+    if item.hypothesis.type:
+        rec["hypothesis_type"] = item.hypothesis.type
+    rec.update(item.fields)
+    rec["slots"] = {name: v.provenance() for name, v in item.filling.items()}
+    rule = item.hypothesis.rule
+    read = sorted(rule.slot_names) if rule.fixed is None else [
+        s for s in item.filling if s in item.spans]
+    rationale: dict[str, Any] = {"rule": rule.describe()}
+    if item.explain:
+        rationale["explain"] = item.explain
+    slots_read = {}
+    for s in read:
+        spans = item.spans.get(s, [])
+        # The text as it stands in the hypothesis (its first span), else the slot's value.
+        text = item.text[spans[0][0]:spans[0][1]] if spans else (
+            str(item.filling[s]) if s in item.filling else None)
+        slots_read[s] = {"text": text, "spans": spans}
+    rationale["slots"] = slots_read
+    rec["rationale"] = rationale
+    return rec
+
+
+def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
+             lexicons: str | Path | Sequence[str | Path] | LexiconSet | None = None,
+             n: int | None = None, seed: int = 0, sets: Sequence[str] | None = None,
+             variants: Sequence[str] | None = None, template_ids: Sequence[str] | None = None,
+             split: str | None = None, split_options: SplitOptions | None = None,
+             family: str | None = None, command: str | None = None,
+             arguments: Mapping[str, Any] | None = None,
+             tsv_formats: Mapping[str, TsvFormat] | None = None,
+             progress: Callable[[int], None] | None = None) -> Dataset:
+    """Generate a dataset from templates and lexicons.
+
+    ``n`` is the number of problems (pairs); by default the family's
+    ``default_units_per_variant`` units of every selected variant. ``sets`` selects
+    hypothesis sets (default: the family's ``default_set``, else all).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise UsageError(f"must be an integer (got {seed!r})", "--seed")
+    template_set = templates if isinstance(templates, TemplateSet) else load_templates(
+        [templates] if isinstance(templates, (str, Path)) else templates)
+    fam = template_set.family
+    lexicon_set = _lexicon_set(lexicons, template_set)
+    if not sets and fam.get("default_set"):
+        sets = [fam["default_set"]]
+    selection = Selection(sets=sets, variants=variants, templates=template_ids)
+    engine = Engine(template_set, lexicon_set, seed, selection)
+    cells = engine.cells()
+    if n is None:
+        units = engine.default_units_per_cell()
+        n = sum(c.pairs_per_unit for c in cells) * units
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise UsageError(f"must be a positive integer (got {n})", "--n")
+    options = split_options or SplitOptions()
+    options.name = split
+    if not options.cover and split == "augmentation":
+        options.cover = list(fam.get("splits", {}).get("augmentation", {}).get("cover", []))
+    split_items = generate_with_split(engine, n, options, progress=progress)
+    family_name = family or fam.get("name") or engine.templates[0].family
+    records = [make_record(family_name, i, si, split) for i, si in enumerate(split_items)]
+    variant_field = next((t.variants.field for t in engine.templates if t.variants), None)
+    manifest = {
+        "nligen_version": __version__,
+        "family": family_name,
+        "command": command,
+        "arguments": dict(arguments) if arguments is not None else {
+            "n": n, "seed": seed, "sets": list(sets) if sets else None,
+            "variants": list(variants) if variants else None, "split": split,
+        },
+        "seed": seed,
+        "n": n,
+        "split": split,
+        "templates": _template_hashes(engine, template_set),
+        "lexicons": {
+            name: {"sha256": lex.sha256, "source": lex.meta.get("source"),
+                   "license": lex.meta.get("license")}
+            for name, lex in lexicon_set.used.items()
+        },
+        "counts": _counts(records, variant_field),
+        "totals": {s: dict(sorted(Counter(r["label"] for r in records if r["split"] == s).items()))
+                   for s in sorted({r["split"] for r in records})},
+    }
+    return Dataset(family_name, records, manifest, dict(fam), dict(tsv_formats or {}))
+
+
+def _lexicon_set(lexicons, template_set: TemplateSet) -> LexiconSet:
+    if isinstance(lexicons, LexiconSet):
+        return lexicons
+    if lexicons is None:
+        roots = []
+        if template_set.root is not None:
+            for cand in (template_set.root / "lexicons", template_set.root.parent / "lexicons"):
+                if cand.is_dir():
+                    roots.append(cand)
+        if not roots:
+            from .data import lexicons_dir
+
+            try:
+                roots.append(lexicons_dir())
+            except Exception:
+                pass
+        return LexiconSet(roots)
+    paths = [lexicons] if isinstance(lexicons, (str, Path)) else list(lexicons)
+    for p in paths:
+        if not Path(p).is_dir():
+            raise UsageError("no such folder", str(p))
+    return LexiconSet(Path(p) for p in paths)
+
+
+def _template_hashes(engine: Engine, template_set: TemplateSet) -> dict[str, str]:
+    out = {}
+    base = template_set.root.parent if template_set.root is not None else None
+    for t in engine.templates:
+        path = t.path
+        try:
+            key = path.resolve().relative_to(base.resolve()).as_posix() if base else path.name
+        except ValueError:
+            key = path.name
+        out[key] = t.sha256
+    return dict(sorted(out.items()))
+
+
+def list_variants(templates, *, lexicons=None, sets=None) -> list[dict[str, Any]]:
+    template_set = templates if isinstance(templates, TemplateSet) else load_templates(
+        [templates] if isinstance(templates, (str, Path)) else templates)
+    engine = Engine(template_set, _lexicon_set(lexicons, template_set), 0, Selection(sets=sets))
+    return describe_variants(engine)
+
+
+def dataset_card(ds: Dataset, manifest: Mapping[str, Any]) -> str:
+    fam = ds.family_info
+    title = fam.get("title") or f"{ds.family} challenge set"
+    lines = [f"# {title}", "",
+             f"Generated by nligen {manifest['nligen_version']}"
+             + (f" with `{manifest['command']}`" if manifest.get("command") else "") + ".", ""]
+    if fam.get("description"):
+        lines += [str(fam["description"]).strip(), ""]
+    lines += ["## Contents", "", "| split | label | problems |", "|---|---|---|"]
+    for split, labels in manifest["totals"].items():
+        for label, count in labels.items():
+            lines.append(f"| {split} | {label} | {count} |")
+    lines.append("")
+    lines += ["Per pattern/template counts are in `manifest.json` (`counts`).", "",
+              "## Files", ""]
+    for name, info in manifest.get("files", {}).items():
+        lines.append(f"- `{name}`: {info['records']} problems (sha256 `{info['sha256'][:16]}…`)")
+    lines += ["", "## Reproducing", "",
+              f"Seed {manifest['seed']}, nligen {manifest['nligen_version']}. The same command, "
+              "seed and version give byte-identical files; `manifest.json` records the "
+              "arguments and the SHA-256 of every template and lexicon used.", "",
+              "## Record format", "",
+              "One JSON object per line: `id`, `family`, `template`, `premise`, `hypothesis`, "
+              "`label`, `split` (`seen` on test items of seen/unseen splits), family fields, "
+              "`slots` (the filled values) and `rationale` (what decides the label, with "
+              "character spans in the hypothesis).", ""]
+    if fam.get("citation"):
+        lines += ["## Citation", "", str(fam["citation"]).strip(), ""]
+    lines += ["## License", ""]
+    lines.append(str(fam.get("license", "See the licenses of the templates and lexicons listed "
+                                         "in manifest.json.")).strip())
+    lines.append("")
+    lex = manifest.get("lexicons") or {}
+    if lex:
+        lines += ["Lexicons used:", ""]
+        for name, info in lex.items():
+            lines.append(f"- `{name}`: {info.get('source') or 'source not stated'}"
+                         f" ({info.get('license') or 'license not stated'})")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,295 @@
+"""Command line: a thin layer over library calls (``gen`` and ``nligen`` are the same).
+
+User errors print one line, ``error: <where>: <what>``, on stderr and exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import __version__
+from .errors import NligenError, UsageError
+
+EXIT_USER_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        raise UsageError(message, self.prog)
+
+
+def _int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    return value
+
+
+def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
+    p.add_argument("--n", type=_int, default=None, metavar="N",
+                   help="number of problems (pairs) to write; default: the family's size")
+    p.add_argument("--seed", type=_int, default=0, metavar="S",
+                   help="random seed (default 0); same seed + arguments + version = same bytes")
+    p.add_argument("--split", choices=["augmentation", "pattern", "lexical"], default=None,
+                   help="train/test split: augmentation (stratified train sample covering "
+                        "every pattern and verb), pattern (held-out patterns unseen in train), "
+                        "lexical (test verbs and nouns unseen in train)")
+    p.add_argument("--train-size", type=_int, default=None, metavar="N",
+                   help="problems in train (default: augmentation 6.1%%, others half)")
+    p.add_argument("--heldout", action="append", metavar="P",
+                   help="with --split pattern: a pattern to hold out (repeatable; default: "
+                        "a quarter of the patterns, chosen by seed)")
+    p.add_argument("--test-lemmas", type=float, default=0.3, metavar="F",
+                   help="with --split lexical: share of verbs/nouns reserved for test (0.3)")
+    p.add_argument("--format", default="jsonl", metavar="FMT", help=formats)
+    p.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="FILE, or DIR/ for one file per split + manifest.json + README.md "
+                        "(default: JSONL on stdout)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="gen", description="nligen: generate controlled NLI challenge sets "
+                     "from YAML templates and lexicons.")
+    parser.add_argument("--version", action="version", version=f"nligen {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    w = sub.add_parser("wogli", help="German word order (WOGLI); `gen wogli derive` derives "
+                       "hypotheses from premises",
+                       description="Generate the WOGLI family: German SVO premises with "
+                       "word-order hypotheses (Reinig & Markert 2023). Sets: wogli "
+                       "(default), os_hard, p_subject, dative, ditransitive (and "
+                       "p_subject_os_hard, dative_os_hard, ditransitive_os_hard). "
+                       "Run `gen list wogli` for the patterns.")
+    w.add_argument("--pattern", action="append", metavar="P",
+                   help="only this pattern, e.g. sing_masc_v_plural_fem (repeatable)")
+    w.add_argument("--set", action="append", metavar="S", dest="sets",
+                   help="hypothesis set (default wogli; repeatable)")
+    _add_generation_options(w, "jsonl (default), wogli-tsv (WOGLI's columns, label 1 = "
+                            "non-entailment, 2 = entailment) or tsv")
+
+    d = sub.add_parser("wogli-derive", help=argparse.SUPPRESS)
+    d.prog = "gen wogli derive"
+    d.description = ("Read a TSV with a header holding a 'premise' column (optionally "
+                     "'pattern' and 'verb_lemma'), from FILE or stdin, and write one JSON "
+                     "object per line with the premise's H1/H2/H3 hypotheses. Premises "
+                     "that cannot be analysed get an 'error' field.")
+    d.add_argument("file", nargs="?", default=None, metavar="FILE")
+    d.add_argument("--set", default=None, metavar="S",
+                   help="treat premises as belonging to this set (decides the object case)")
+
+    r = sub.add_parser("run", help="generate from your own templates",
+                       description="Generate from a folder (or file) of your own YAML "
+                       "templates and lexicons.")
+    r.add_argument("templates", metavar="TEMPLATES_DIR")
+    r.add_argument("--lexicons", action="append", metavar="DIR",
+                   help="lexicon folder (default: TEMPLATES_DIR/lexicons, ../lexicons, "
+                        "then the shipped lexicons)")
+    r.add_argument("--set", action="append", metavar="S", dest="sets",
+                   help="hypothesis set (default: the family's default, else all)")
+    r.add_argument("--template", action="append", metavar="ID", dest="template_ids",
+                   help="only this template (repeatable)")
+    r.add_argument("--variant", action="append", metavar="V", dest="variants",
+                   help="only this variant (repeatable)")
+    _add_generation_options(r, "jsonl (default) or tsv")
+
+    v = sub.add_parser("validate", help="lint templates against their lexicons",
+                       description="Check templates: schema, every slot resolvable against "
+                       "the lexicons, every field present, every label reachable.")
+    v.add_argument("path", metavar="PATH")
+    v.add_argument("--lexicons", action="append", metavar="DIR")
+
+    ls = sub.add_parser("list", help="templates/patterns with labels and capacity",
+                        description="List a family's templates and patterns (variants) with "
+                        "their sets, the labels each can produce and its capacity (number "
+                        "of distinct fillings).")
+    ls.add_argument("family", nargs="?", default=None, metavar="FAMILY")
+    ls.add_argument("--json", action="store_true", help="one JSON object per line")
+
+    lx = sub.add_parser("lexicon", help="build and inspect lexicons")
+    lsub = lx.add_subparsers(dest="lexicon_command", metavar="ACTION", parser_class=_Parser)
+    bd = lsub.add_parser("build-de", help="build lexicons/de/*.json from the curated lists, "
+                         "german-nouns and ablaut")
+    bd.add_argument("--lexicons", default=None, metavar="DIR",
+                    help="lexicon folder (default: the shipped one)")
+    bd.add_argument("--check", action="store_true", help="check only, write nothing")
+    return parser
+
+
+def _command_line(argv: Sequence[str]) -> str:
+    kept = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "--output"):
+            skip = True
+            continue
+        if a.startswith("--output=") or a in ("-q", "--quiet"):
+            continue
+        kept.append(a)
+    return "gen " + " ".join(shlex.quote(a) for a in kept)
+
+
+def _split_options(args):
+    from .splits import SplitOptions
+
+    return SplitOptions(train_size=args.train_size, heldout=args.heldout,
+                        test_lemma_fraction=args.test_lemmas)
+
+
+def _arguments(args, keys) -> dict[str, Any]:
+    return {k: getattr(args, k) for k in keys}
+
+
+def _finish(ds, args) -> None:
+    paths = ds.write(args.output, args.format)
+    if args.output and not args.quiet:
+        counts = ", ".join(f"{s}: {sum(v.values())}" for s, v in ds.manifest["totals"].items())
+        print(f"wrote {len(ds.records)} problems ({counts}) to {args.output}", file=sys.stderr)
+    del paths
+
+
+def cmd_wogli(args, argv) -> int:
+    from .families import wogli
+
+    arguments = _arguments(args, ("pattern", "sets", "n", "seed", "split", "train_size",
+                                  "heldout", "test_lemmas", "format"))
+    ds = wogli.generate(patterns=args.pattern, sets=args.sets, n=args.n, seed=args.seed,
+                        split=args.split, split_options=_split_options(args),
+                        command=_command_line(argv), arguments=arguments)
+    _finish(ds, args)
+    return 0
+
+
+def cmd_wogli_derive(args) -> int:
+    from .families import wogli
+
+    if args.file in (None, "-"):
+        text = sys.stdin.read()
+        where = "<stdin>"
+    else:
+        where = args.file
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
+                             where) from None
+    rows = wogli.read_premise_table(text, where)
+    deriver = wogli.Deriver()
+    out = sys.stdout
+    for result in deriver.derive_rows(rows, args.set):
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    out.flush()
+    return 0
+
+
+def cmd_run(args, argv) -> int:
+    from .api import generate
+
+    arguments = _arguments(args, ("sets", "template_ids", "variants", "n", "seed", "split",
+                                  "train_size", "heldout", "test_lemmas", "format"))
+    ds = generate(args.templates, lexicons=args.lexicons, n=args.n, seed=args.seed,
+                  sets=args.sets, variants=args.variants, template_ids=args.template_ids,
+                  split=args.split, split_options=_split_options(args),
+                  command=_command_line(argv), arguments=arguments)
+    _finish(ds, args)
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from .validate import validate
+
+    report = validate(args.path, lexicons=args.lexicons)
+    for p in report.problems:
+        print(f"error: {p}", file=sys.stderr)
+    if report.problems:
+        return EXIT_USER_ERROR
+    print(f"ok: {report.templates} template(s), {report.variants} variant(s); every slot "
+          "resolves and every label is reachable")
+    return 0
+
+
+def cmd_list(args) -> int:
+    from .api import list_variants
+    from .data import families, templates_dir
+
+    names = [args.family] if args.family else families()
+    for name in names:
+        if name not in families():
+            raise UsageError(f"unknown family {name!r} (known: {', '.join(families())})",
+                             "gen list")
+        rows = list_variants(templates_dir(name))
+        if args.json:
+            for row in rows:
+                print(json.dumps({"family": name, **row}, ensure_ascii=False))
+            continue
+        print(f"# {name}: {len(rows)} template variant(s)")
+        width = max(len(r["variant"] or r["template"]) for r in rows)
+        for r in rows:
+            cap = "?" if r["capacity"] is None else f"{r['capacity']:,}"
+            print(f"{r['template']:<20} {r['variant'] or '-':<{width}}  sets={','.join(r['sets'])}"
+                  f"  labels={','.join(r['labels'])}  capacity={cap}")
+    return 0
+
+
+def cmd_lexicon(args) -> int:
+    if args.lexicon_command == "build-de":
+        from .data import lexicons_dir
+        from .lang.de.build import build
+
+        root = Path(args.lexicons) if args.lexicons else lexicons_dir()
+        report = build(root, check_only=args.check)
+        for name, counts in report.items():
+            detail = ", ".join(f"{k} {v}" for k, v in counts.items())
+            print(f"{name}: {detail}")
+        print("checked (nothing written)" if args.check else f"wrote {root / 'de'}/*.json")
+        return 0
+    raise UsageError("expected an action: build-de", "gen lexicon")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # `gen wogli derive ...` is a sub-action of `gen wogli`.
+    routed = argv
+    if len(argv) >= 2 and argv[0] == "wogli" and argv[1] == "derive":
+        routed = ["wogli-derive", *argv[2:]]
+    try:
+        args = parser.parse_args(routed)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USER_ERROR
+        if args.command == "wogli":
+            return cmd_wogli(args, argv)
+        if args.command == "wogli-derive":
+            return cmd_wogli_derive(args)
+        if args.command == "run":
+            return cmd_run(args, argv)
+        if args.command == "validate":
+            return cmd_validate(args)
+        if args.command == "list":
+            return cmd_list(args)
+        if args.command == "lexicon":
+            return cmd_lexicon(args)
+        raise UsageError(f"unknown command {args.command!r}", "gen")
+    except NligenError as exc:
+        where = exc.where or ("gen " + (argv[0] if argv else ""))
+        first, *rest = exc.what.splitlines() or [""]
+        print(f"error: {where}: {first}", file=sys.stderr)
+        for line in rest:  # only the lexicon builder lists several problems
+            print(line, file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,602 @@
+"""The language-neutral generation engine.
+
+Data flow: templates + lexicons -> variants (kept by their checks) -> cells (a variant
+with its selected hypotheses, or one cell per wanted label when labels come from
+conditions) -> a unit plan for ``n`` problems -> for each unit its own RNG -> fill
+slots under constraints -> render -> decide labels -> keep if it is the wanted label,
+passes the pair checks and is not a duplicate.
+
+Units are planned round-robin over cells (unit 0 of every cell, then unit 1, ...), so
+the first k problems are the same for any ``n`` and label/variant quotas are balanced.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from .errors import (
+    CapacityError, ConditionError, NligenError, RenderError, TemplateError,
+    UnsatisfiableLabelError, UsageError,
+)
+from .lexicon import LexiconSet
+from .rng import StableRng
+from .slots import BUILTIN_KINDS, SlotContext, SlotValue
+from .templates import Hypothesis, Template, TemplateSet, resolve_refs
+
+ENUMERATE_LIMIT = 100_000   # variants with at most this many fillings are enumerated
+RANDOM_ATTEMPTS = 1_000     # tries per unit when sampling at random
+DISTINCT_TRIES = 64         # redraws of one slot to satisfy `distinct`
+
+SideFilter = Callable[[SlotValue], bool]
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+class Variant:
+    """One (template, variant) combination: its axes, its slot options, its capacity."""
+
+    def __init__(self, template: Template, name: str, axes: Mapping[str, str],
+                 lexicons: LexiconSet, side: str = "", side_filter: SideFilter | None = None):
+        self.template = template
+        self.name = name
+        self.axes = dict(axes)
+        self.lexicons = lexicons
+        self.side = side
+        self.side_filter = side_filter
+        self._cache: dict[tuple, list[SlotValue]] = {}
+        self._kinds: dict[str, Any] = {}
+        self._capacity: int | None | bool = False  # False = not computed yet
+        self._permutation: list[tuple[SlotValue, ...]] | None = None
+        slots = template.slots
+        self.order = list(slots)
+        self.dependent = {s for s, spec in slots.items() if spec.slot_refs}
+        self.distinct_peers: dict[str, set[str]] = {s: set() for s in slots}
+        for group in template.distinct:
+            for a, b in combinations(group, 2):
+                self.distinct_peers[a].add(b)
+                self.distinct_peers[b].add(a)
+
+    @property
+    def where(self) -> str:
+        return f"{self.template.where}" + (f" [{self.name}]" if self.name else "")
+
+    # -- options ------------------------------------------------------------------
+    def _kind(self, kind: str):
+        obj = self._kinds.get(kind)
+        if obj is None:
+            if kind in BUILTIN_KINDS:
+                obj = BUILTIN_KINDS[kind]()
+            else:
+                obj = self.template.language.slot_kinds[kind.partition(".")[2]]()
+            self._kinds[kind] = obj
+        return obj
+
+    def options(self, slot: str, chosen: Mapping[str, SlotValue] | None = None) -> list[SlotValue]:
+        spec_obj = self.template.slots[slot]
+        spec = resolve_refs(spec_obj.spec, self.axes, chosen)
+        key = (slot, _freeze(spec))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        ctx = SlotContext(self.lexicons, slot, f"{self.template.where}: slots.{slot}")
+        params = {k: v for k, v in spec.items() if k != "type"}
+        try:
+            opts = self._kind(spec_obj.kind).options(params, ctx)
+        except NligenError:
+            raise
+        if self.side_filter is not None:
+            opts = [o for o in opts if self.side_filter(o)]
+        self._cache[key] = opts
+        return opts
+
+    def independent_options(self) -> dict[str, list[SlotValue]]:
+        return {s: self.options(s) for s in self.order if s not in self.dependent}
+
+    # -- sampling -----------------------------------------------------------------
+    def sample(self, rng: StableRng) -> dict[str, SlotValue] | None:
+        chosen: dict[str, SlotValue] = {}
+        for slot in self.order:
+            opts = self.options(slot, chosen) if slot in self.dependent else self.options(slot)
+            if not opts:
+                return None
+            peers = [chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen]
+            for _ in range(DISTINCT_TRIES):
+                value = opts[rng.randbelow(len(opts))]
+                if value._identity not in peers:
+                    break
+            else:
+                return None
+            chosen[slot] = value
+        return chosen
+
+    def enumerate(self) -> Iterator[dict[str, SlotValue]]:
+        """Every filling, in a fixed order (declaration order of slots and options)."""
+        order = self.order
+
+        def walk(i: int, chosen: dict[str, SlotValue]):
+            if i == len(order):
+                yield dict(chosen)
+                return
+            slot = order[i]
+            opts = self.options(slot, chosen) if slot in self.dependent else self.options(slot)
+            peers = {chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen}
+            for value in opts:
+                if value._identity in peers:
+                    continue
+                chosen[slot] = value
+                yield from walk(i + 1, chosen)
+            chosen.pop(slot, None)
+
+        yield from walk(0, {})
+
+    def permutation(self, seed: Any) -> list[tuple[SlotValue, ...]]:
+        if self._permutation is None:
+            fillings = [tuple(f[s] for s in self.order) for f in self.enumerate()]
+            StableRng(seed, "permutation", self.side, self.template.id, self.name).shuffle(fillings)
+            self._permutation = fillings
+        return self._permutation
+
+    # -- capacity -----------------------------------------------------------------
+    def capacity(self) -> int | None:
+        """Number of distinct fillings (exact), or None if it cannot be computed cheaply."""
+        if self._capacity is False:
+            self._capacity = self._compute_capacity()
+        return self._capacity  # type: ignore[return-value]
+
+    def _compute_capacity(self) -> int | None:
+        slots = self.template.slots
+        # Connected groups of slots (by dependencies and distinctness); groups multiply.
+        parent = {s: s for s in slots}
+
+        def find(s):
+            while parent[s] != s:
+                parent[s] = parent[parent[s]]
+                s = parent[s]
+            return s
+
+        def union(a, b):
+            parent[find(a)] = find(b)
+
+        for s, spec in slots.items():
+            for ref, _ in spec.slot_refs:
+                union(s, ref)
+        for s, peers in self.distinct_peers.items():
+            for p in peers:
+                union(s, p)
+        groups: dict[str, list[str]] = {}
+        for s in self.order:
+            groups.setdefault(find(s), []).append(s)
+        total = 1
+        for members in groups.values():
+            count = self._group_capacity(members)
+            if count is None:
+                return None
+            total *= count
+        return total
+
+    def _group_capacity(self, members: list[str]) -> int | None:
+        has_deps = any(m in self.dependent for m in members)
+        if not has_deps:
+            opts = {m: self.options(m) for m in members}
+            edges = [(a, b) for a, b in combinations(members, 2) if b in self.distinct_peers[a]]
+            return _count_with_distinct(opts, edges)
+        # With dependencies: count by walking the group's slots (small groups only).
+        budget = [2_000_000]
+
+        def walk(i: int, chosen: dict[str, SlotValue]) -> int:
+            if i == len(members):
+                return 1
+            slot = members[i]
+            opts = self.options(slot, chosen) if slot in self.dependent else self.options(slot)
+            peers = {chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen}
+            later_needs = any(slot == ref for m in members[i + 1:]
+                              for ref, _ in self.template.slots[m].slot_refs)
+            if not later_needs and i == len(members) - 1:
+                return sum(1 for v in opts if v._identity not in peers)
+            n = 0
+            for value in opts:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    raise _TooBig
+                if value._identity in peers:
+                    continue
+                chosen[slot] = value
+                n += walk(i + 1, chosen)
+                del chosen[slot]
+            return n
+
+        try:
+            return walk(0, {})
+        except _TooBig:
+            return None
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _count_with_distinct(opts: Mapping[str, list[SlotValue]], edges: list[tuple[str, str]]) -> int:
+    """Exact count of tuples where slots joined by an edge have different identities
+    (inclusion-exclusion over subsets of edges)."""
+    members = list(opts)
+    counts = {m: Counter(v._identity for v in opts[m]) for m in members}
+    total = 0
+    for r in range(len(edges) + 1):
+        for subset in combinations(edges, r):
+            parent = {m: m for m in members}
+
+            def find(x):
+                while parent[x] != x:
+                    x = parent[x]
+                return x
+
+            for a, b in subset:
+                parent[find(a)] = find(b)
+            comps: dict[str, list[str]] = {}
+            for m in members:
+                comps.setdefault(find(m), []).append(m)
+            term = 1
+            for comp in comps.values():
+                if len(comp) == 1:
+                    term *= len(opts[comp[0]])
+                else:
+                    keys = set.intersection(*(set(counts[m]) for m in comp))
+                    s = 0
+                    for k in keys:
+                        p = 1
+                        for m in comp:
+                            p *= counts[m][k]
+                        s += p
+                    term *= s
+            total += (-1) ** r * term
+    return total
+
+
+# -- items -----------------------------------------------------------------------
+
+@dataclass
+class Item:
+    """One (premise, hypothesis, label) with everything records and splits need."""
+
+    template: Template
+    variant: Variant
+    hypothesis: Hypothesis
+    premise: str
+    text: str
+    label: str
+    filling: dict[str, SlotValue]
+    spans: dict[str, list[list[int]]]
+    explain: str | None
+    fields: dict[str, str]
+    unit: tuple  # (side, cell index, unit index): items of one unit share it
+
+    @property
+    def filling_key(self) -> tuple:
+        return tuple((s, v._key) for s, v in self.filling.items())
+
+    @property
+    def lemmas(self) -> set[str]:
+        out: set[str] = set()
+        for v in self.filling.values():
+            out.update(v._lemmas)
+        return out
+
+
+@dataclass
+class Cell:
+    variant: Variant
+    hypotheses: list[Hypothesis]
+    target: str | None  # wanted label for conditional cells; None = emit all hypotheses
+
+    @property
+    def pairs_per_unit(self) -> int:
+        return len(self.hypotheses) if self.target is None else 1
+
+    @property
+    def labels(self) -> list[str]:
+        if self.target is not None:
+            return [self.target]
+        return [h.rule.fixed for h in self.hypotheses]  # type: ignore[misc]
+
+
+@dataclass
+class Selection:
+    """Which templates, variants and hypothesis sets take part in a run."""
+
+    sets: Sequence[str] | None = None
+    variants: Sequence[str] | None = None
+    templates: Sequence[str] | None = None
+
+
+class Engine:
+    def __init__(self, template_set: TemplateSet, lexicons: LexiconSet, seed: int = 0,
+                 selection: Selection | None = None):
+        self.template_set = template_set
+        self.lexicons = lexicons
+        self.seed = seed
+        self.selection = selection or Selection()
+        self._analysers: dict[str, Callable[[str], list[str]]] = {}
+        self.templates = self._select_templates()
+        self.variants = self._build_variants()
+
+    # -- selection ----------------------------------------------------------------
+    def _select_templates(self) -> list[Template]:
+        sel = self.selection
+        templates = self.template_set.templates
+        if sel.templates:
+            known = {t.id for t in templates}
+            for tid in sel.templates:
+                if tid not in known:
+                    raise UsageError(f"unknown template {tid!r} (known: {', '.join(sorted(known))})",
+                                     "--template")
+            templates = [t for t in templates if t.id in set(sel.templates)]
+        if sel.sets:
+            known_sets = self.template_set.sets
+            for s in sel.sets:
+                if s not in known_sets:
+                    raise UsageError(f"unknown set {s!r} (known: {', '.join(known_sets)})", "--set")
+            templates = [t for t in templates if any(h.set in sel.sets for h in t.hypotheses)]
+        if not templates:
+            raise UsageError("no template matches the selection")
+        return templates
+
+    def selected_hypotheses(self, template: Template) -> list[Hypothesis]:
+        sets = self.selection.sets
+        if not sets:
+            return list(template.hypotheses)
+        return [h for h in template.hypotheses if h.set in sets]
+
+    def _build_variants(self) -> list[Variant]:
+        out = []
+        for t in self.templates:
+            for name, axes in t.variant_names():
+                v = Variant(t, name, axes, self.lexicons)
+                if t.variants is not None and not self._keep(v):
+                    continue
+                out.append(v)
+        wanted = self.selection.variants
+        if wanted:
+            known = [v.name for v in out]
+            for w in wanted:
+                if w not in known:
+                    raise UsageError(
+                        f"unknown pattern {w!r} (known: {', '.join(dict.fromkeys(known))})",
+                        "--pattern",
+                    )
+            out = [v for v in out if v.name in set(wanted)]
+        return out
+
+    def _keep(self, variant: Variant) -> bool:
+        spec = variant.template.variants
+        if spec.only is not None and variant.name not in spec.only:
+            return False
+        if not spec.keep:
+            return True
+        opts = variant.independent_options()
+        for check_name, args in spec.keep:
+            check = variant.template.language.variant_checks[check_name]
+            resolved = resolve_refs(args, variant.axes)
+            if not check(opts, resolved):
+                return False
+        return True
+
+    # -- cells and plans --------------------------------------------------------------
+    def cells(self, variants: Sequence[Variant] | None = None) -> list[Cell]:
+        out = []
+        for v in variants if variants is not None else self.variants:
+            hyps = self.selected_hypotheses(v.template)
+            if not hyps:
+                continue
+            if all(h.rule.fixed is not None for h in hyps):
+                out.append(Cell(v, hyps, None))
+            else:
+                for h in hyps:
+                    for label in h.rule.labels:
+                        out.append(Cell(v, [h], label))
+        if not out:
+            raise UsageError("the selection has no hypotheses to generate")
+        return out
+
+    def default_units_per_cell(self) -> int:
+        return int(self.template_set.family.get("default_units_per_variant", 100))
+
+    @staticmethod
+    def plan(cells: Sequence[Cell], n: int) -> list[tuple[int, int, int]]:
+        """Round-robin plan: (cell index, unit index, pairs to keep) until n pairs."""
+        if n <= 0:
+            raise UsageError(f"must be a positive integer (got {n})", "--n")
+        plan = []
+        total = 0
+        i = 0
+        while total < n:
+            for c, cell in enumerate(cells):
+                if total >= n:
+                    break
+                k = min(cell.pairs_per_unit, n - total)
+                plan.append((c, i, k))
+                total += k
+            i += 1
+        return plan
+
+    # -- generation -----------------------------------------------------------------
+    def generate(self, n: int, *, side: str = "", side_filter: SideFilter | None = None,
+                 seen_pairs: set | None = None, progress: Callable[[int], None] | None = None
+                 ) -> list[Item]:
+        variants = self.variants if not side else [
+            Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter)
+            for v in self.variants
+        ]
+        cells = self.cells(variants)
+        plan = self.plan(cells, n)
+        self._check_capacity(cells, plan)
+        seen = seen_pairs if seen_pairs is not None else set()
+        pointers = [0] * len(cells)
+        items: list[Item] = []
+        for step, (c, index, keep) in enumerate(plan):
+            unit = self._make_unit(cells[c], c, index, side, seen, pointers)
+            items.extend(unit[:keep])
+            if progress is not None and step % 1000 == 0:
+                progress(len(items))
+        return items
+
+    def _check_capacity(self, cells: Sequence[Cell], plan: Sequence[tuple[int, int, int]]) -> None:
+        asked: Counter = Counter()
+        for c, _, _ in plan:
+            asked[id(cells[c].variant)] += 1
+        for cell in cells:
+            v = cell.variant
+            want = asked.pop(id(v), 0)
+            if not want:
+                continue
+            cap = v.capacity()
+            if cap is not None and want > cap:
+                raise CapacityError(
+                    f"asked for {want} distinct items but it can give at most {cap}", v.where)
+
+    def _render_unit(self, cell: Cell, filling: Mapping[str, SlotValue]):
+        t = cell.variant.template
+        context: dict[str, Any] = dict(filling)
+        context.update(cell.variant.axes)
+        context["variant"] = cell.variant.name
+        premises = [p.render(context)[0] for p in t.premises]
+        premise = t.premise_separator.join(premises)
+        out = []
+        for h in cell.hypotheses:
+            label = h.rule.decide(context)
+            if label is None or (cell.target is not None and label != cell.target):
+                return premise, None
+            text, spans = h.text.render(context)
+            out.append((h, label, text, spans))
+        return premise, out
+
+    def _make_unit(self, cell: Cell, c: int, index: int, side: str, seen: set,
+                   pointers: list[int]) -> list[Item]:
+        v = cell.variant
+        t = v.template
+        cap = v.capacity()
+        enumerated = cap is not None and cap <= ENUMERATE_LIMIT
+        target = cell.target or "*"
+        label_misses = dup_misses = 0
+        attempt = 0
+        perm = v.permutation(self.seed) if enumerated else None
+        while True:
+            if enumerated:
+                if pointers[c] >= len(perm):
+                    self._exhausted(cell, index, label_misses, dup_misses, cap)
+                filling = dict(zip(v.order, perm[pointers[c]]))
+                pointers[c] += 1
+            else:
+                if attempt >= RANDOM_ATTEMPTS * (5 if cell.target else 1):
+                    self._exhausted(cell, index, label_misses, dup_misses, cap)
+                rng = StableRng(self.seed, side, t.id, v.name, target, index, attempt)
+                attempt += 1
+                filling = v.sample(rng)
+                if filling is None:
+                    dup_misses += 1
+                    continue
+            try:
+                premise, rendered = self._render_unit(cell, filling)
+            except ConditionError as exc:
+                raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
+            if rendered is None:
+                label_misses += 1
+                continue
+            keys = [(premise, text) for _, _, text, _ in rendered]
+            if any(k in seen for k in keys) or len(set(keys)) != len(keys):
+                dup_misses += 1
+                continue
+            self._pair_checks(cell, premise, rendered)
+            seen.update(keys)
+            context = dict(filling)
+            context.update(v.axes)
+            context["variant"] = v.name
+            base_fields = {k: ct.render(context)[0] for k, ct in t.record.items()}
+            items = []
+            for h, label, text, spans in rendered:
+                fields = dict(base_fields)
+                fields.update({k: ct.render(context)[0] for k, ct in h.record.items()})
+                explain = h.explain.render(context)[0] if h.explain else None
+                items.append(Item(t, v, h, premise, text, label, dict(filling), spans, explain,
+                                  fields, (side, c, index)))
+            return items
+
+    def _exhausted(self, cell: Cell, index: int, label_misses: int, dup_misses: int,
+                   cap: int | None) -> None:
+        v = cell.variant
+        if cell.target is not None and label_misses and not dup_misses:
+            raise UnsatisfiableLabelError(
+                f"never produced label {cell.target!r} "
+                f"({label_misses} fillings tried; produced {index} before)", v.where)
+        cap_text = f"; it has {cap} distinct fillings" if cap is not None else ""
+        raise CapacityError(
+            f"ran out of distinct items after {index}"
+            + (f" with label {cell.target!r}" if cell.target else "") + cap_text, v.where)
+
+    def analyser(self, template: Template) -> Callable[[str], list[str]]:
+        code = template.language.code
+        fn = self._analysers.get(code)
+        if fn is None:
+            fn = template.language.lemma_analyser(self.lexicons)
+            self._analysers[code] = fn
+        return fn
+
+    def _pair_checks(self, cell: Cell, premise: str, rendered) -> None:
+        t = cell.variant.template
+        if "distinct_hypotheses" in t.checks:
+            for (h1, l1, x1, _), (h2, l2, x2, _) in combinations(rendered, 2):
+                if l1 != l2 and x1 == x2:
+                    raise TemplateError(
+                        f"pair check distinct_hypotheses failed: {h1.type or h1.index} and "
+                        f"{h2.type or h2.index} have different labels but the same text {x1!r}",
+                        cell.variant.where)
+        if "same_lemmas" in t.checks:
+            analyse = self.analyser(t)
+            want = Counter(analyse(premise))
+            for h, _, text, _ in rendered:
+                got = Counter(analyse(text))
+                if got != want:
+                    raise TemplateError(
+                        f"pair check same_lemmas failed for {h.type or h.index}: premise "
+                        f"{premise!r} has lemmas {sorted(want.elements())}, hypothesis {text!r} "
+                        f"has {sorted(got.elements())}", cell.variant.where)
+
+
+def describe_variants(engine: Engine) -> list[dict[str, Any]]:
+    """For `gen list`: each template/variant with its sets, labels and capacity."""
+    out = []
+    for v in engine.variants:
+        hyps = engine.selected_hypotheses(v.template)
+        labels: list[str] = []
+        for h in hyps:
+            for lab in h.rule.labels:
+                if lab not in labels:
+                    labels.append(lab)
+        sets: list[str] = []
+        for h in hyps:
+            if h.set not in sets:
+                sets.append(h.set)
+        out.append({
+            "template": v.template.id, "variant": v.name, "sets": sets, "labels": labels,
+            "hypotheses": [h.type or str(h.index) for h in hyps], "capacity": v.capacity(),
+        })
+    return out
+
+
+def iter_units(items: Iterable[Item]) -> list[list[Item]]:
+    """Group consecutive items of the same unit."""
+    units: list[list[Item]] = []
+    for item in items:
+        if units and units[-1][0].unit == item.unit:
+            units[-1].append(item)
+        else:
+            units.append([item])
+    return units

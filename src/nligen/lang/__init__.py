@@ -1,0 +1,55 @@
+"""Language layers, imported only when a template or family asks for them.
+
+A language layer is a module ``nligen.lang.<code>`` exposing ``LANGUAGE``, a
+:class:`Language`: its Jinja filters, its slot kinds, its variant checks (named
+predicates a template's ``variants.keep`` can call), and an optional lemma analyser
+used by the ``same_lemmas`` pair check. Layers know nothing of families.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from ..errors import TemplateError
+
+
+@dataclass
+class Language:
+    code: str
+    name: str
+    filters: dict[str, Callable] = field(default_factory=dict)
+    slot_kinds: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    # check(name) -> predicate(options: {slot: [SlotValue]}, args: Mapping) -> bool
+    variant_checks: dict[str, Callable[[Mapping[str, list], Mapping[str, Any]], bool]] = field(
+        default_factory=dict
+    )
+    # lemma_analyser(lexicons) -> callable(text) -> list of lemmas
+    lemma_analyser: Callable[[Any], Callable[[str], list[str]]] | None = None
+
+
+_CACHE: dict[str, Language] = {}
+
+
+def get_language(code: str, where: str | None = None) -> Language:
+    lang = _CACHE.get(code)
+    if lang is not None:
+        return lang
+    if not isinstance(code, str) or not re.fullmatch(r"[a-z]{2,3}", code):
+        raise TemplateError(f"language must be a language code like 'de', not {code!r}", where)
+    try:
+        module = importlib.import_module(f"{__name__}.{code}")
+    except ModuleNotFoundError:
+        raise TemplateError(f"no language layer for {code!r} (available: {', '.join(available())})",
+                            where) from None
+    lang = module.LANGUAGE
+    _CACHE[code] = lang
+    return lang
+
+
+def available() -> list[str]:
+    import pkgutil
+
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)

@@ -1,0 +1,277 @@
+"""Analysing simple German clauses back into noun phrases and verbs.
+
+Two users: the ``same_lemmas`` pair check (premise and hypotheses must contain the same
+lemmas) and clause analysis for deriving hypotheses from released premises. Words come
+from the loaded German lexicons first; unknown nouns and verbs fall back to german-nouns
+and ablaut (loaded lazily, only then).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ...errors import AnalysisError, LexiconError
+from .morphology import (
+    DETERMINERS, PRONOUN_LEMMAS, PRONOUNS, NounPhrase, Verb, determiner_analyses,
+    name_phrase, noun_phrase, pronoun_phrase,
+)
+
+_DET = determiner_analyses()
+_PRONOUN_READINGS: dict[str, list[tuple[str, str, str]]] = {}
+for (_g, _n), _forms in PRONOUNS.items():
+    for _case, _form in _forms.items():
+        if _case != "gen":
+            _PRONOUN_READINGS.setdefault(_form, []).append((_g if _n == "sg" else "m", _n, _case))
+_PRONOUN_LEMMA = {f: PRONOUN_LEMMAS[key] for key, forms in PRONOUNS.items()
+                  for c, f in forms.items() if c != "gen"}
+_NOUN_KEYS = ("nom_sg", "acc_sg", "dat_sg", "nom_pl", "acc_pl", "dat_pl")
+
+
+def tokenize(text: str) -> list[str]:
+    tokens = text.split()
+    if tokens and tokens[-1] == ".":
+        tokens = tokens[:-1]
+    elif tokens and tokens[-1].endswith(".") and len(tokens[-1]) > 1:
+        tokens[-1] = tokens[-1][:-1]
+    return tokens
+
+
+@dataclass
+class WordIndex:
+    """Surface form -> lexicon entries, for nouns, names and verbs."""
+
+    nouns: dict[str, list[dict]] = field(default_factory=dict)
+    names: dict[str, dict] = field(default_factory=dict)
+    verbs: dict[str, list[tuple[dict, str]]] = field(default_factory=dict)
+
+    def add_lexicon_entries(self, entries: Iterable[dict]) -> None:
+        for e in entries:
+            if "nom_sg" in e and "gender" in e:
+                for key in _NOUN_KEYS:
+                    if e.get(key):
+                        bucket = self.nouns.setdefault(e[key], [])
+                        if e not in bucket:
+                            bucket.append(e)
+            elif "name" in e and "gender" in e:
+                self.names.setdefault(e["name"], e)
+            elif "pres_3sg" in e and "pres_3pl" in e:
+                for form, number in ((e["pres_3sg"], "sg"), (e["pres_3pl"], "pl")):
+                    bucket = self.verbs.setdefault(form, [])
+                    if all(x[0]["lemma"] != e["lemma"] for x in bucket):
+                        bucket.append((e, number))
+
+    frames: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # verb lemma -> frames
+
+    @classmethod
+    def from_lexicons(cls, lexicons) -> "WordIndex":
+        index = cls()
+        for name in lexicons.available():
+            # de/curated/* are the builder's inputs (lemma lists without forms), not lexicons.
+            if name.startswith("de/") and not name.startswith("de/curated/"):
+                lex = lexicons.get(name)
+                index.add_lexicon_entries(lex.entries)
+                frame = lex.meta.get("frame")
+                if frame:
+                    for e in lex.entries:
+                        if "lemma" in e:
+                            index.frames.setdefault(e["lemma"], set()).add(tuple(frame))
+        return index
+
+
+class LemmaAnalyser:
+    """text -> lemmas, one per token (determiners, pronouns, nouns, names, verbs)."""
+
+    def __init__(self, index: WordIndex):
+        self.index = index
+        self._det_lemma = {form: DETERMINERS[readings[0][0]] for form, readings in _DET.items()}
+
+    @classmethod
+    def from_lexicons(cls, lexicons) -> "LemmaAnalyser":
+        return cls(WordIndex.from_lexicons(lexicons))
+
+    def lemma(self, token: str, initial: bool) -> str:
+        low = token[:1].lower() + token[1:] if initial else token
+        if low in self._det_lemma:
+            return self._det_lemma[low]
+        if low in _PRONOUN_LEMMA:
+            return _PRONOUN_LEMMA[low]
+        if token in self.index.names:
+            return token
+        nouns = self.index.nouns.get(token)
+        if nouns:
+            return "|".join(sorted({e["lemma"] for e in nouns}))
+        verbs = self.index.verbs.get(low)
+        if verbs:
+            return "|".join(sorted({e["lemma"] for e, _ in verbs}))
+        return token
+
+    def __call__(self, text: str) -> list[str]:
+        return [self.lemma(tok, i == 0) for i, tok in enumerate(tokenize(text))]
+
+
+# -- clause analysis --------------------------------------------------------------------
+
+@dataclass
+class NPReading:
+    np: NounPhrase
+    case: str
+    np_type: str
+    end: int  # index after the phrase's last token
+    source: str  # "lexicon" | "german-nouns" | "name" | "pronoun"
+
+
+@dataclass
+class ClauseReading:
+    subject: NPReading
+    verb: Verb
+    objects: list[NPReading]  # in surface order after the verb
+
+    @property
+    def frame(self) -> tuple[str, ...]:
+        return tuple(o.case for o in self.objects)
+
+
+def np_type_of(np: NounPhrase) -> str:
+    if np.kind == "name":
+        return "pnoun"
+    number = "sing" if np.number == "sg" else "plural"
+    gender = {"m": "masc", "f": "fem", "n": "neut"}.get(np.gender, "masc")
+    return f"{number}_{gender}"
+
+
+class ClauseAnalyser:
+    """Finds the readings of "NP V NP [NP]" clauses (SVO, S V IO DO)."""
+
+    def __init__(self, index: WordIndex, fallback: bool = True):
+        self.index = index
+        self.fallback = fallback
+
+    def _noun_entries(self, token: str) -> tuple[list[dict], str]:
+        entries = self.index.nouns.get(token)
+        if entries:
+            return entries, "lexicon"
+        if self.fallback:
+            from .sources import german_nouns_index
+
+            entries = german_nouns_index().get(token)
+            if entries:
+                return entries, "german-nouns"
+        return [], ""
+
+    def noun_phrases(self, tokens: list[str], i: int, slot: str) -> list[NPReading]:
+        if i >= len(tokens):
+            return []
+        tok = tokens[i]
+        low = tok[:1].lower() + tok[1:] if i == 0 else tok
+        out: list[NPReading] = []
+        if low in _DET:
+            if i + 1 >= len(tokens):
+                return []
+            noun = tokens[i + 1]
+            entries, source = self._noun_entries(noun)
+            for kind, dgender, dnumber, dcase in _DET[low]:
+                if dcase == "gen":
+                    continue
+                for e in entries:
+                    key = f"{dcase}_{dnumber}"
+                    if e.get(key) != noun:
+                        continue
+                    if dnumber == "sg" and e["gender"] != dgender:
+                        continue
+                    try:
+                        np = noun_phrase(slot, e, kind, dnumber)
+                    except LexiconError:
+                        continue
+                    if np.form(dcase) != f"{low} {noun}":
+                        continue
+                    out.append(NPReading(np, dcase, np_type_of(np), i + 2, source))
+            return _dedupe(out)
+        if low in _PRONOUN_READINGS:
+            for gender, number, case in _PRONOUN_READINGS[low]:
+                np = pronoun_phrase(slot, gender, number)
+                ptype = ("sing_masc" if gender == "m" else "sing_fem" if gender == "f"
+                         else "sing_neut") if number == "sg" else "plural"
+                out.append(NPReading(np, case, ptype, i + 1, "pronoun"))
+            return out
+        if tok[:1].isupper():
+            entry = self.index.names.get(tok) or {"name": tok, "gender": "?"}
+            np = name_phrase(slot, entry)
+            for case in ("nom", "acc", "dat"):
+                out.append(NPReading(np, case, "pnoun", i + 1, "name"))
+        return out
+
+    def verbs(self, token: str, verb_lemma: str | None) -> list[tuple[Verb, str]]:
+        found = self.index.verbs.get(token, [])
+        if verb_lemma:
+            found = [(e, n) for e, n in found if e["lemma"] == verb_lemma]
+        if found:
+            return [(Verb("V", e), n) for e, n in found]
+        if not self.fallback:
+            return []
+        from .sources import ablaut_present, lemma_for_verb_form
+
+        if verb_lemma:
+            try:
+                sg, pl = ablaut_present(verb_lemma)
+            except LexiconError:
+                return []
+            entry = {"lemma": verb_lemma, "pres_3sg": sg, "pres_3pl": pl}
+            return [(Verb("V", entry), n) for n, f in (("sg", sg), ("pl", pl)) if f == token]
+        guess = lemma_for_verb_form(token)
+        if guess is None:
+            return []
+        lemma, number = guess
+        sg, pl = ablaut_present(lemma)
+        return [(Verb("V", {"lemma": lemma, "pres_3sg": sg, "pres_3pl": pl}), number)]
+
+    def analyse(self, text: str, verb_lemma: str | None = None,
+                slots: tuple[str, ...] = ("S", "O", "DO")) -> list[ClauseReading]:
+        tokens = tokenize(text)
+        if len(tokens) < 3:
+            raise AnalysisError(f"too short for a clause: {text!r}")
+        readings: list[ClauseReading] = []
+        for subj in self.noun_phrases(tokens, 0, slots[0]):
+            if subj.case != "nom" or subj.end >= len(tokens):
+                continue
+            verbs = self.verbs(tokens[subj.end], verb_lemma)
+            for verb, vnum in verbs:
+                if vnum != subj.np.number:
+                    continue
+                start = subj.end + 1
+                for objs in self._objects(tokens, start, slots[1:]):
+                    readings.append(ClauseReading(subj, verb, objs))
+        return readings
+
+    def _objects(self, tokens, i, slots) -> list[list[NPReading]]:
+        out = []
+        for first in self.noun_phrases(tokens, i, slots[0]):
+            if first.case not in ("acc", "dat"):
+                continue
+            if first.end == len(tokens):
+                out.append([first])
+            elif len(slots) > 1:
+                for second in self.noun_phrases(tokens, first.end, slots[1]):
+                    if first.case == "dat" and second.case == "acc" and second.end == len(tokens):
+                        out.append([first, second])
+        return out
+
+
+def _dedupe(readings: list[NPReading]) -> list[NPReading]:
+    seen = set()
+    out = []
+    for r in readings:
+        key = (r.np.forms["nom"], r.np.forms["acc"], r.np.forms["dat"], r.np.number, r.case,
+               r.np.gender)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def analyse_words(lexicons) -> ClauseAnalyser:
+    return ClauseAnalyser(WordIndex.from_lexicons(lexicons))
+
+
+__all__ = ["LemmaAnalyser", "ClauseAnalyser", "ClauseReading", "NPReading", "WordIndex",
+           "np_type_of", "tokenize", "analyse_words"]

@@ -1,0 +1,231 @@
+"""German noun phrases, pronouns, verb agreement and the word-order ambiguity check.
+
+Determiner forms come from paradigms (stem + ending tables), never from typed-out
+phrase lists; noun forms come from the built lexicons (german-nouns), verb forms from
+ablaut via the lexicon builder. Third person only: that is what NLI templates need.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ...errors import LexiconError, RenderError
+from ...render import Tagged, slot_of
+from ...slots import SlotValue
+
+CASES = ("nom", "acc", "dat", "gen")
+GENDERS = ("m", "f", "n")
+NUMBERS = ("sg", "pl")
+
+# Strong (pronominal) endings: the der-word paradigm (dieser, jener, jeder...).
+# Keys: (gender or "pl", case).
+_STRONG = {
+    ("m", "nom"): "er", ("m", "acc"): "en", ("m", "dat"): "em", ("m", "gen"): "es",
+    ("f", "nom"): "e", ("f", "acc"): "e", ("f", "dat"): "er", ("f", "gen"): "er",
+    ("n", "nom"): "es", ("n", "acc"): "es", ("n", "dat"): "em", ("n", "gen"): "es",
+    ("pl", "nom"): "e", ("pl", "acc"): "e", ("pl", "dat"): "en", ("pl", "gen"): "er",
+}
+# The definite article is the der-word paradigm on the stem "d" with three
+# idiosyncratic cells (die for -e, das for neuter -es).
+_DEFINITE_IRREGULAR = {
+    ("f", "nom"): "die", ("f", "acc"): "die", ("pl", "nom"): "die", ("pl", "acc"): "die",
+    ("n", "nom"): "das", ("n", "acc"): "das",
+}
+# ein-words take no ending where der-words have -er/-es in the nominative (and
+# neuter accusative); elsewhere the strong endings.
+_MIXED_BARE = {("m", "nom"), ("n", "nom"), ("n", "acc")}
+
+DETERMINERS = {
+    "def": "der",      # lemma of each determiner kind
+    "indef": "ein",
+    "dem": "dieser",
+}
+
+
+def determiner(kind: str, gender: str, number: str, case: str) -> str | None:
+    """The determiner form, or None where the determiner has no such form (ein + plural)."""
+    key = ("pl", case) if number == "pl" else (gender, case)
+    if kind == "def":
+        return _DEFINITE_IRREGULAR.get(key, "d" + _STRONG[key])
+    if kind == "dem":
+        return "dies" + _STRONG[key]
+    if kind == "indef":
+        if number == "pl":
+            return None
+        return "ein" if key in _MIXED_BARE else "ein" + _STRONG[key]
+    raise ValueError(f"unknown determiner kind {kind!r}")
+
+
+def determiner_analyses() -> dict[str, list[tuple[str, str, str, str]]]:
+    """form -> [(kind, gender or 'pl', number, case)] for every determiner form."""
+    out: dict[str, list[tuple[str, str, str, str]]] = {}
+    for kind in DETERMINERS:
+        for number in NUMBERS:
+            for gender in (GENDERS if number == "sg" else ("pl",)):
+                for case in CASES:
+                    form = determiner(kind, gender if number == "sg" else "m", number, case)
+                    if form is not None:
+                        out.setdefault(form, []).append((kind, gender, number, case))
+    return out
+
+
+# Personal pronouns, third person: a closed class, so a table.
+PRONOUNS = {
+    ("m", "sg"): {"nom": "er", "acc": "ihn", "dat": "ihm", "gen": "seiner"},
+    ("f", "sg"): {"nom": "sie", "acc": "sie", "dat": "ihr", "gen": "ihrer"},
+    ("n", "sg"): {"nom": "es", "acc": "es", "dat": "ihm", "gen": "seiner"},
+    ("pl", "pl"): {"nom": "sie", "acc": "sie", "dat": "ihnen", "gen": "ihrer"},
+}
+PRONOUN_LEMMAS = {("m", "sg"): "er", ("f", "sg"): "sie", ("n", "sg"): "es", ("pl", "pl"): "sie"}
+
+NOUN_FORM_KEYS = tuple(f"{c}_{n}" for n in NUMBERS for c in ("nom", "acc", "dat"))
+
+
+class NounPhrase(SlotValue):
+    """A third-person noun phrase with its forms in every case it is used in."""
+
+    __slots__ = ("forms", "gender", "number", "kind")
+
+    def __init__(self, slot: str, forms: Mapping[str, str], gender: str, number: str,
+                 kind: str, fields: Mapping[str, Any], identity: str,
+                 lemmas: tuple[str, ...], key: str):
+        super().__init__(slot, forms["nom"], fields, identity=identity, lemmas=lemmas, key=key)
+        self.forms = dict(forms)
+        self.gender = gender
+        self.number = number
+        self.kind = kind  # "noun" | "name" | "pronoun"
+
+    def provenance(self) -> dict:
+        out = super().provenance()
+        out["kind"] = self.kind
+        out["forms"] = dict(self.forms)
+        return out
+
+    def form(self, case: str) -> str:
+        try:
+            return self.forms[case]
+        except KeyError:
+            raise RenderError(f"{self._text!r} has no {case} form") from None
+
+
+def noun_phrase(slot: str, entry: Mapping[str, Any], det: str | None, number: str,
+                lexicon: str = "") -> NounPhrase:
+    """Build a determiner + noun phrase from a noun lexicon entry (forms nom_sg...dat_pl)."""
+    gender = entry["gender"]
+    forms = {}
+    for case in ("nom", "acc", "dat"):
+        noun = entry.get(f"{case}_{number}")
+        if not noun:
+            raise LexiconError(f"entry {entry.get('lemma')!r} lacks the form {case}_{number}",
+                               lexicon or None)
+        d = determiner(det, gender, number, case) if det else None
+        forms[case] = f"{d} {noun}" if d else noun
+    fields = {"lemma": entry["lemma"], "gender": gender, "number": number,
+              "determiner": det, "noun": entry[f"nom_{number}"]}
+    for extra in ("gloss", "declension"):
+        if extra in entry:
+            fields[extra] = entry[extra]
+    return NounPhrase(slot, forms, gender, number, "noun", fields, identity=entry["lemma"],
+                      lemmas=(entry["lemma"],), key=f"{det}:{entry['lemma']}:{number}")
+
+
+def name_phrase(slot: str, entry: Mapping[str, Any]) -> NounPhrase:
+    name = entry["name"]
+    forms = {"nom": name, "acc": name, "dat": name}
+    fields = {"lemma": name, "gender": entry["gender"], "number": "sg", "determiner": None,
+              "noun": name}
+    return NounPhrase(slot, forms, entry["gender"], "sg", "name", fields, identity=name,
+                      lemmas=(name,), key=f"name:{name}")
+
+
+def pronoun_phrase(slot: str, gender: str, number: str) -> NounPhrase:
+    key = ("pl", "pl") if number == "pl" else (gender, "sg")
+    forms = {c: PRONOUNS[key][c] for c in ("nom", "acc", "dat")}
+    lemma = PRONOUN_LEMMAS[key]
+    fields = {"lemma": lemma, "gender": gender if number == "sg" else None, "number": number,
+              "determiner": None, "noun": None}
+    return NounPhrase(slot, forms, gender, number, "pronoun", fields,
+                      identity=f"pron:{lemma}:{number}", lemmas=(), key=f"pron:{key[0]}:{number}")
+
+
+class Verb(SlotValue):
+    __slots__ = ("forms",)
+
+    def __init__(self, slot: str, entry: Mapping[str, Any], lexicon: str = ""):
+        for k in ("lemma", "pres_3sg", "pres_3pl"):
+            if not entry.get(k):
+                raise LexiconError(f"verb entry {entry.get('lemma')!r} lacks {k}", lexicon or None)
+        super().__init__(slot, entry["lemma"], entry, identity=entry["lemma"],
+                         lemmas=(entry["lemma"],), key=f"verb:{entry['lemma']}")
+        self.forms = {"sg": entry["pres_3sg"], "pl": entry["pres_3pl"]}
+
+    def agree(self, subject: NounPhrase) -> str:
+        return self.forms[subject.number]
+
+
+# -- filters ------------------------------------------------------------------------
+
+def _np(value: Any, filt: str) -> NounPhrase:
+    if not isinstance(value, NounPhrase):
+        raise RenderError(f"the {filt} filter needs a noun phrase slot (got {type(value).__name__})")
+    return value
+
+
+def nom(value: Any) -> str:
+    return Tagged(_np(value, "nom").form("nom"), slot_of(value))
+
+
+def acc(value: Any) -> str:
+    return Tagged(_np(value, "acc").form("acc"), slot_of(value))
+
+
+def dat(value: Any) -> str:
+    return Tagged(_np(value, "dat").form("dat"), slot_of(value))
+
+
+def agree(verb: Any, subject: Any) -> str:
+    """Present-tense form of ``verb`` agreeing with ``subject`` (3sg / 3pl)."""
+    if not isinstance(verb, Verb):
+        raise RenderError(f"the agree filter needs a verb slot (got {type(verb).__name__})")
+    return Tagged(verb.agree(_np(subject, "agree")), slot_of(verb))
+
+
+FILTERS = {"nom": nom, "acc": acc, "dat": dat, "agree": agree}
+
+
+# -- ambiguity ----------------------------------------------------------------------
+
+def marked_order_is_disambiguated(subject: NounPhrase, obj: NounPhrase, case: str) -> bool:
+    """Whether "OBJ[case] V(subject) SUBJECT[nom]" cannot be read with OBJ as subject.
+
+    The object-first sentence is ambiguous exactly when the object's ``case`` form equals
+    its nominative, the subject's nominative equals its ``case`` form, and the verb has
+    the same form for both (same number): then the same string is also the canonical
+    sentence with the roles swapped.
+    """
+    obj_unmarked = obj.form(case) == obj.form("nom")
+    subj_unmarked = subject.form("nom") == subject.form(case)
+    verb_unmarked = subject.number == obj.number
+    return not (obj_unmarked and subj_unmarked and verb_unmarked)
+
+
+def _signature(np: NounPhrase, case: str) -> tuple:
+    return (np.form(case) == np.form("nom"), np.number)
+
+
+def disambiguated_check(options: Mapping[str, list], args: Mapping[str, Any]) -> bool:
+    """Variant check ``de.disambiguated``: keep a variant when EVERY filling of its
+    ``subject`` and ``object`` slots makes the object-first order unambiguous.
+
+    args: ``subject`` (slot), ``object`` (slot), ``case`` (acc | dat).
+    """
+    case = args.get("case", "acc")
+    subjects = options[args["subject"]]
+    objects = options[args["object"]]
+    if not subjects or not objects:
+        return False
+    # One representative per morphological signature keeps this linear in option counts.
+    reps_s = {_signature(s, case): s for s in subjects}
+    reps_o = {_signature(o, case): o for o in objects}
+    return all(marked_order_is_disambiguated(s, o, case)
+               for s in reps_s.values() for o in reps_o.values())

@@ -1,0 +1,189 @@
+"""Lexicons: data files of entries (one mapping per entry) with their source and license.
+
+Formats, chosen by extension:
+
+* ``.json`` — ``{"meta": {...}, "entries": [{...}, ...]}`` (what the builders write);
+* ``.yaml`` / ``.yml`` — the same mapping, or a bare list of entries;
+* ``.tsv`` — a header row and one entry per row; lines starting with ``#`` are metadata
+  (``# source: ...``).
+
+A lexicon is named by its path below the lexicon directory without extension
+(``de/nouns_human``). Files are read once, lazily, and hashed for manifests.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .errors import LexiconError
+
+LEXICON_SUFFIXES = (".json", ".yaml", ".yml", ".tsv")
+
+
+class Lexicon:
+    def __init__(self, name: str, path: Path, meta: dict, entries: list[dict], sha256: str):
+        self.name = name
+        self.path = path
+        self.meta = meta
+        self.entries = entries
+        self.sha256 = sha256
+        self._select_cache: dict[tuple, list[dict]] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def select(self, where: Mapping[str, Any] | None) -> list[dict]:
+        """Entries whose fields match ``where``.
+
+        A condition value that is a list means "any of"; an entry field that is a list
+        matches when it contains the wanted value.
+        """
+        if not where:
+            return self.entries
+        key = tuple(sorted((k, _freeze(v)) for k, v in where.items()))
+        cached = self._select_cache.get(key)
+        if cached is not None:
+            return cached
+        out = [e for e in self.entries if all(_matches(e.get(k), v) for k, v in where.items())]
+        self._select_cache[key] = out
+        return out
+
+    def fields(self) -> set[str]:
+        """Fields present in every entry."""
+        if not self.entries:
+            return set()
+        common = set(self.entries[0])
+        for e in self.entries[1:]:
+            common &= set(e)
+        return common
+
+
+def _freeze(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _matches(have: Any, want: Any) -> bool:
+    wants = want if isinstance(want, (list, tuple)) else [want]
+    if isinstance(have, list):
+        return any(w in have for w in wants)
+    return have in wants
+
+
+def read_lexicon_file(path: Path, name: str) -> Lexicon:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LexiconError(f"cannot read: {exc.strerror}", str(path)) from None
+    sha = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LexiconError("not UTF-8 text", str(path)) from None
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise LexiconError(f"malformed JSON: {exc.msg} (line {exc.lineno})", str(path)) from None
+        meta, entries = _split_meta(data, path)
+    elif suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f" (line {mark.line + 1})" if mark else ""
+            raise LexiconError(f"malformed YAML{line}", str(path)) from None
+        meta, entries = _split_meta(data, path)
+    elif suffix == ".tsv":
+        meta, entries = _read_tsv(text, path)
+    else:
+        raise LexiconError(f"unknown lexicon format {suffix!r}", str(path))
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not entry:
+            raise LexiconError(f"entry {i + 1} is not a non-empty mapping", str(path))
+    return Lexicon(name, path, meta, entries, sha)
+
+
+def _split_meta(data: Any, path: Path) -> tuple[dict, list]:
+    if isinstance(data, list):
+        return {}, data
+    if isinstance(data, dict) and isinstance(data.get("entries"), list):
+        meta = data.get("meta")
+        if meta is None:
+            meta = {k: v for k, v in data.items() if k != "entries"}
+        if not isinstance(meta, dict):
+            raise LexiconError("'meta' must be a mapping", str(path))
+        return meta, data["entries"]
+    raise LexiconError("expected a list of entries or a mapping with 'entries'", str(path))
+
+
+def _read_tsv(text: str, path: Path) -> tuple[dict, list]:
+    meta: dict[str, str] = {}
+    body = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            key, _, value = line[1:].partition(":")
+            if value:
+                meta[key.strip()] = value.strip()
+        elif line.strip():
+            body.append(line)
+    if not body:
+        return meta, []
+    reader = csv.DictReader(io.StringIO("\n".join(body)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    entries = []
+    for row in reader:
+        if None in row or any(v is None for v in row.values()):
+            raise LexiconError(f"row {reader.line_num} has the wrong number of columns", str(path))
+        entries.append(dict(row))
+    return meta, entries
+
+
+class LexiconSet:
+    """The lexicons below one or more directories, loaded on first use."""
+
+    def __init__(self, roots: Iterable[Path]):
+        self.roots = [Path(r) for r in roots]
+        self._loaded: dict[str, Lexicon] = {}
+
+    def find(self, name: str) -> Path | None:
+        if not name or name.startswith(("/", ".")) or ".." in Path(name).parts:
+            return None
+        for root in self.roots:
+            for suffix in LEXICON_SUFFIXES:
+                candidate = root / f"{name}{suffix}"
+                if candidate.is_file():
+                    return candidate
+        return None
+
+    def get(self, name: str) -> Lexicon:
+        lex = self._loaded.get(name)
+        if lex is None:
+            path = self.find(name)
+            if path is None:
+                roots = ", ".join(str(r) for r in self.roots) or "(no lexicon directory)"
+                raise LexiconError(f"no lexicon named {name!r} in {roots}")
+            lex = read_lexicon_file(path, name)
+            self._loaded[name] = lex
+        return lex
+
+    def available(self) -> list[str]:
+        names = set()
+        for root in self.roots:
+            if not root.is_dir():
+                continue
+            for path in root.rglob("*"):
+                if path.suffix.lower() in LEXICON_SUFFIXES and path.is_file():
+                    names.add(path.relative_to(root).with_suffix("").as_posix())
+        return sorted(names)
+
+    @property
+    def used(self) -> dict[str, Lexicon]:
+        """Lexicons read so far (for manifests)."""
+        return dict(sorted(self._loaded.items()))

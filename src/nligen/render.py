@@ -1,0 +1,217 @@
+"""Rendering template texts: Jinja2 in a sandbox, strict undefined, and slot spans.
+
+Templates are untrusted input. Three layers keep them harmless:
+
+1. a static whitelist of Jinja constructs: output expressions, filters (with
+   arguments), ``if``/conditional expressions, comparisons, string concatenation, field
+   access. No ``for``, ``set``, macros, includes, function calls or ``*``/``**``;
+2. Jinja's :class:`ImmutableSandboxedEnvironment` (no ``_``-attributes, no mutation);
+3. no globals: a template sees its slots, its variant axes and ``variant``, nothing else.
+
+Each filter result remembers which slot it came from (:class:`Tagged`), and the
+renderer records the character span of every slot in the output; records carry those
+spans in their ``rationale``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable, Mapping
+
+from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, nodes
+from jinja2.exceptions import SecurityError, TemplateError as JinjaTemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from .errors import RenderError, TemplateError
+
+_OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
+_MARK_RE = re.compile(f"{_OPEN}([^{_MID}]*){_MID}|{_CLOSE}")
+_MAX_OUTPUT = 20_000
+
+_ALLOWED_NODES: tuple[type, ...] = (
+    nodes.Template, nodes.Output, nodes.TemplateData, nodes.Name, nodes.Getattr,
+    nodes.Getitem, nodes.Filter, nodes.Const, nodes.Concat, nodes.CondExpr, nodes.If,
+    nodes.Compare, nodes.Operand, nodes.And, nodes.Or, nodes.Not, nodes.Test, nodes.Add,
+    nodes.Tuple, nodes.List, nodes.Keyword, nodes.Neg, nodes.Pos,
+)
+
+
+class Tagged(str):
+    """A string that remembers the slot it was made from."""
+
+    __slots__ = ("slot",)
+
+    def __new__(cls, text: str, slot: str | None):
+        obj = super().__new__(cls, text)
+        obj.slot = slot
+        return obj
+
+
+def slot_of(value: Any) -> str | None:
+    return getattr(value, "slot", None) if isinstance(value, Tagged) else getattr(
+        value, "_slot_name", None
+    )
+
+
+def tag(text: str, like: Any) -> str:
+    """Tag ``text`` with the slot of ``like`` (if any)."""
+    slot = slot_of(like)
+    return Tagged(text, slot) if slot else text
+
+
+def capitalize_first(value: Any) -> str:
+    """Upper-case the first character only ("den Kunden" -> "Den Kunden")."""
+    text = str(value)
+    return tag(text[:1].upper() + text[1:], value)
+
+
+def _wrap_filter(fn: Callable) -> Callable:
+    """Make a language-layer filter keep the slot tag of its input."""
+
+    def wrapped(value, *args, **kwargs):
+        result = fn(value, *args, **kwargs)
+        if isinstance(result, str) and not isinstance(result, Tagged):
+            return tag(result, value)
+        return result
+
+    wrapped.__name__ = getattr(fn, "__name__", "filter")
+    return wrapped
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - Jinja's signature
+        # Calls never appear in whitelisted templates; filters are applied by Jinja
+        # itself, so any call that reaches here is an escape attempt.
+        raise SecurityError("calls are not allowed in templates")
+
+
+def _finalize(value: Any) -> Any:
+    slot = slot_of(value)
+    if slot is None:
+        return value
+    return f"{_OPEN}{slot}{_MID}{value}{_CLOSE}"
+
+
+class Renderer:
+    """Compiles and renders template texts with a fixed set of filters."""
+
+    def __init__(self, filters: Mapping[str, Callable] | None = None):
+        env = _Sandbox(
+            undefined=StrictUndefined,
+            autoescape=False,
+            finalize=_finalize,
+            keep_trailing_newline=False,
+        )
+        env.globals.clear()
+        env.filters.clear()
+        env.tests.clear()
+        env.tests.update({"none": lambda v: v is None})
+        all_filters = {"cap": capitalize_first, "upper": str.upper, "lower": str.lower}
+        all_filters.update(filters or {})
+        env.filters.update({name: _wrap_filter(fn) for name, fn in all_filters.items()})
+        self.env = env
+
+    def compile(self, source: str, where: str) -> "CompiledText":
+        if not isinstance(source, str):
+            raise TemplateError(f"expected a text, got {type(source).__name__}", where)
+        if any(ch in source for ch in (_OPEN, _MID, _CLOSE)):
+            raise TemplateError("text contains reserved private-use characters", where)
+        try:
+            ast = self.env.parse(source)
+        except TemplateSyntaxError as exc:
+            raise TemplateError(f"Jinja syntax error: {exc.message} (line {exc.lineno})",
+                                where) from None
+        _check_nodes(ast, where)
+        for flt in ast.find_all(nodes.Filter):
+            if flt.name not in self.env.filters:
+                raise TemplateError(
+                    f"unknown filter {flt.name!r} (known: {', '.join(sorted(self.env.filters))})",
+                    where,
+                )
+        names = {n.name for n in ast.find_all(nodes.Name) if n.ctx == "load"}
+        fields: dict[str, set[str]] = {}
+        for get in ast.find_all(nodes.Getattr):
+            if isinstance(get.node, nodes.Name):
+                fields.setdefault(get.node.name, set()).add(get.attr)
+        try:
+            template = self.env.from_string(source)
+        except (TemplateSyntaxError, JinjaTemplateError) as exc:
+            raise TemplateError(f"Jinja error: {exc}", where) from None
+        return CompiledText(source, template, where, names, fields)
+
+
+def _check_nodes(node: nodes.Node, where: str) -> None:
+    for child in node.iter_child_nodes():
+        if not isinstance(child, _ALLOWED_NODES):
+            kind = type(child).__name__
+            hint = {
+                "For": "loops", "Call": "function calls", "Mul": "'*'", "Pow": "'**'",
+                "Assign": "'set'", "Macro": "macros", "Include": "includes",
+                "Import": "imports", "FromImport": "imports", "Extends": "'extends'",
+            }.get(kind, f"the construct {kind}")
+            raise TemplateError(f"{hint} are not allowed in templates", where)
+        _check_nodes(child, where)
+
+
+class CompiledText:
+    __slots__ = ("source", "template", "where", "names", "fields")
+
+    def __init__(self, source, template, where, names, fields):
+        self.source = source
+        self.template = template
+        self.where = where
+        self.names: set[str] = names  # variables the text reads
+        self.fields: dict[str, set[str]] = fields  # slot -> fields read as slot.field
+
+    def render(self, context: Mapping[str, Any]) -> tuple[str, dict[str, list[list[int]]]]:
+        """Render; return the text (stripped) and each slot's character spans in it."""
+        try:
+            marked = self.template.render(context)
+        except SecurityError as exc:
+            raise RenderError(f"forbidden operation: {exc}", self.where) from None
+        except UndefinedError as exc:
+            raise RenderError(f"undefined: {exc.message}", self.where) from None
+        except RenderError:
+            raise
+        except Exception as exc:  # a filter rejected its input, etc.
+            raise RenderError(f"{type(exc).__name__}: {exc}", self.where) from None
+        if len(marked) > _MAX_OUTPUT:
+            raise RenderError(f"output longer than {_MAX_OUTPUT} characters", self.where)
+        return strip_marks(marked)
+
+
+def strip_marks(marked: str) -> tuple[str, dict[str, list[list[int]]]]:
+    """Remove slot marks; return clean text (whitespace-stripped) and slot spans."""
+    out: list[str] = []
+    spans: dict[str, list[list[int]]] = {}
+    stack: list[tuple[str, int]] = []
+    pos = 0
+    length = 0
+    for m in _MARK_RE.finditer(marked):
+        chunk = marked[pos:m.start()]
+        out.append(chunk)
+        length += len(chunk)
+        if m.group(0) == _CLOSE:
+            if stack:
+                slot, start = stack.pop()
+                spans.setdefault(slot, []).append([start, length])
+        else:
+            stack.append((m.group(1), length))
+        pos = m.end()
+    out.append(marked[pos:])
+    text = "".join(out)
+    stripped = text.strip()
+    if stripped != text:
+        offset = len(text) - len(text.lstrip())
+        end = len(stripped)
+        spans = {
+            s: [[max(0, a - offset), min(end, b - offset)] for a, b in v] for s, v in spans.items()
+        }
+    return stripped, spans
+
+
+def referenced_names(texts: Iterable[CompiledText]) -> set[str]:
+    names: set[str] = set()
+    for t in texts:
+        names |= t.names
+    return names

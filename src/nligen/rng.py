@@ -1,0 +1,80 @@
+"""Stable, per-item random numbers.
+
+Every item gets its own generator derived from a key such as
+``(seed, template, variant, label, index, attempt)`` by BLAKE2b, so that
+
+* the same key gives the same draws on any machine, Python version and PYTHONHASHSEED
+  (no ``hash()``, no global ``random``, no dependence on ``random``'s internals);
+* adding a template or asking for more items never changes the items already drawn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Sequence, TypeVar
+
+T = TypeVar("T")
+
+_SEP = "\x1f"  # unit separator: keeps ("a", "bc") and ("ab", "c") apart
+
+
+def stable_key(*parts: object) -> bytes:
+    """Join key parts into bytes unambiguously (str() of each part, separated)."""
+    return _SEP.join(str(p) for p in parts).encode("utf-8")
+
+
+def stable_int(*parts: object, bits: int = 64) -> int:
+    """A stable integer in [0, 2**bits) derived from the parts."""
+    digest = hashlib.blake2b(stable_key(*parts), digest_size=32).digest()
+    return int.from_bytes(digest, "big") >> (256 - bits)
+
+
+class StableRng:
+    """A small deterministic generator: a BLAKE2b counter stream keyed by the item key."""
+
+    __slots__ = ("_key", "_counter")
+
+    def __init__(self, *parts: object):
+        self._key = hashlib.blake2b(stable_key(*parts), digest_size=32).digest()
+        self._counter = 0
+
+    def _next64(self) -> int:
+        block = hashlib.blake2b(
+            self._counter.to_bytes(8, "big"), key=self._key, digest_size=8
+        ).digest()
+        self._counter += 1
+        return int.from_bytes(block, "big")
+
+    def randbelow(self, n: int) -> int:
+        """Uniform integer in [0, n), exactly uniform (rejection of the biased tail)."""
+        if n <= 0:
+            raise ValueError("randbelow() needs n > 0")
+        if n == 1:
+            return 0
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self._next64()
+            if x < limit:
+                return x % n
+
+    def randint(self, low: int, high: int) -> int:
+        """Uniform integer in [low, high] (both ends included)."""
+        return low + self.randbelow(high - low + 1)
+
+    def random(self) -> float:
+        """Uniform float in [0, 1) with 53 bits."""
+        return (self._next64() >> 11) / float(1 << 53)
+
+    def choice(self, seq: Sequence[T]) -> T:
+        return seq[self.randbelow(len(seq))]
+
+    def shuffle(self, items: list) -> None:
+        """Fisher-Yates in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randbelow(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def sample(self, seq: Sequence[T], k: int) -> list[T]:
+        pool = list(seq)
+        self.shuffle(pool)
+        return pool[:k]

@@ -1,0 +1,200 @@
+"""Slot values and the built-in slot kinds.
+
+A slot's *options* are materialised once per (template, variant, resolved parameters):
+sampling is then an index into a list. Each option is a :class:`SlotValue`:
+
+* its text (what ``{{ slot }}`` renders), its data fields (``{{ slot.plural }}``,
+  ``slot.age`` in conditions),
+* an ``identity`` (what ``distinct:`` compares: two slots may not share it),
+* its content ``lemmas`` (what lexical splits partition and lemma checks count),
+* a unique ``key`` (what dedup and split-leak checks compare).
+
+Templates cannot see the underscore attributes (the sandbox forbids them); they see
+the text and the fields.
+
+Built-in kinds: ``lexicon:`` (entries of a lexicon, optionally filtered by ``where:``),
+``values:`` (an inline list) and ``range:`` (integers). Language layers add their own
+kinds (the German ``np``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Protocol
+
+from .errors import LexiconError, TemplateError
+from .lexicon import LexiconSet
+
+TEXT_FIELDS = ("text", "surface", "lemma", "name", "id")
+
+
+class SlotValue:
+    __slots__ = ("_slot_name", "_text", "_fields", "_identity", "_lemmas", "_key", "_scalar")
+
+    def __init__(self, slot: str, text: str, fields: Mapping[str, Any] | None = None,
+                 identity: str | None = None, lemmas: tuple[str, ...] = (),
+                 key: str | None = None, scalar: Any = None):
+        self._slot_name = slot
+        self._text = text
+        self._fields = dict(fields or {})
+        self._identity = identity if identity is not None else text
+        self._lemmas = tuple(lemmas)
+        self._key = key if key is not None else text
+        self._scalar = scalar
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._slot_name}={self._text!r}>"
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names that are not real attributes: data fields.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __condition_field__(self, name: str) -> Any:
+        if name in self._fields:
+            value = self._fields[name]
+            return value
+        from .errors import ConditionError
+
+        raise ConditionError(
+            f"slot {self._slot_name!r} has no field {name!r} "
+            f"(fields: {', '.join(sorted(self._fields)) or 'none'})"
+        )
+
+    def __condition_value__(self) -> Any:
+        return self._scalar if self._scalar is not None else self
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SlotValue):
+            return self._key == other._key
+        return self._scalar is not None and self._scalar == other
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def provenance(self) -> dict:
+        """What records store in ``slots``: the text plus the data fields."""
+        out: dict[str, Any] = {"text": self._text}
+        for k, v in self._fields.items():
+            if k != "text":
+                out[k] = v
+        return out
+
+
+@dataclass
+class SlotContext:
+    """What a slot kind may use to build its options."""
+
+    lexicons: LexiconSet
+    slot: str
+    where: str  # location for error messages: "file: template id: slots.S"
+
+
+class SlotKind(Protocol):
+    """A kind of slot contributed by the engine or a language layer."""
+
+    params: tuple[str, ...]
+
+    def options(self, spec: Mapping[str, Any], ctx: SlotContext) -> list[SlotValue]: ...
+
+
+def _entry_text(entry: Mapping[str, Any], field: str | None, where: str) -> str:
+    if field:
+        if field not in entry:
+            raise LexiconError(f"entry {entry!r} has no field {field!r}", where)
+        return str(entry[field])
+    for f in TEXT_FIELDS:
+        if f in entry:
+            return str(entry[f])
+    raise LexiconError(f"entry {entry!r} has none of the fields {', '.join(TEXT_FIELDS)}", where)
+
+
+class LexiconKind:
+    params = ("lexicon", "where", "text", "identity")
+
+    def options(self, spec, ctx):
+        lex = ctx.lexicons.get(spec["lexicon"])
+        entries = lex.select(spec.get("where"))
+        text_field = spec.get("text")
+        identity_field = spec.get("identity")
+        out = []
+        seen: dict[str, int] = {}
+        for entry in entries:
+            text = _entry_text(entry, text_field, f"{ctx.where} (lexicon {lex.name})")
+            identity = str(entry.get(identity_field, text)) if identity_field else text
+            lemma = str(entry.get("lemma", text))
+            base = f"{lex.name}:{identity}"
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            out.append(SlotValue(ctx.slot, text, entry, identity=identity, lemmas=(lemma,),
+                                 key=base if n == 0 else f"{base}#{n}"))
+        return out
+
+
+class ValuesKind:
+    params = ("values", "identity")
+
+    def options(self, spec, ctx):
+        out = []
+        for i, value in enumerate(spec["values"]):
+            if isinstance(value, Mapping):
+                text = _entry_text(value, None, ctx.where)
+                identity = str(value.get(spec.get("identity") or "", text))
+                out.append(SlotValue(ctx.slot, text, value, identity=identity,
+                                     lemmas=(str(value.get("lemma", text)),), key=f"{i}:{text}"))
+            elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                text = str(value)
+                out.append(SlotValue(ctx.slot, text, {"value": value}, identity=text,
+                                     lemmas=(text,) if isinstance(value, str) else (),
+                                     key=f"{i}:{text}", scalar=value))
+            else:
+                raise TemplateError(f"values[{i}] must be a text, number or mapping", ctx.where)
+        return out
+
+
+class RangeKind:
+    params = ("range", "step")
+
+    def options(self, spec, ctx):
+        lo, hi = spec["range"]
+        step = spec.get("step", 1)
+        count = (hi - lo) // step + 1
+        if count > 1_000_000:
+            raise TemplateError("range has more than 1,000,000 values", ctx.where)
+        return [SlotValue(ctx.slot, str(v), {"value": v}, identity=str(v), key=str(v), scalar=v)
+                for v in range(lo, hi + 1, step)]
+
+
+def validate_builtin(kind: str, spec: Mapping[str, Any], where: str) -> None:
+    """Shape checks for the built-in kinds (done when the template loads)."""
+    if kind == "lexicon":
+        if not isinstance(spec.get("lexicon"), str):
+            raise TemplateError("'lexicon' must name a lexicon", where)
+        if "where" in spec and not isinstance(spec["where"], Mapping):
+            raise TemplateError("'where' must be a mapping of field: value", where)
+    elif kind == "values":
+        if not isinstance(spec["values"], list) or not spec["values"]:
+            raise TemplateError("'values' must be a non-empty list", where)
+    elif kind == "range":
+        rng = spec["range"]
+        if (not isinstance(rng, list) or len(rng) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in rng)
+                or rng[0] > rng[1]):
+            raise TemplateError("'range' must be [low, high] integers with low <= high", where)
+        step = spec.get("step", 1)
+        if not isinstance(step, int) or isinstance(step, bool) or step <= 0:
+            raise TemplateError("'step' must be a positive integer", where)
+
+
+BUILTIN_KINDS: dict[str, Callable[[], SlotKind]] = {
+    "lexicon": LexiconKind,
+    "values": ValuesKind,
+    "range": RangeKind,
+}

@@ -1,0 +1,238 @@
+"""Train/test splits over generated units (a unit = one filling with its hypotheses).
+
+* ``augmentation`` — a stratified train sample in which every variant (pattern) and
+  every value of the ``cover`` slots (WOGLI: every verb) occurs; the rest is test
+  (Reinig & Markert 2023, section 6).
+* ``pattern`` — some variants are held out: their items are test only (``seen: false``);
+  the other variants are split between train and test (``seen: true``).
+* ``lexical`` — content lemmas (verbs, nouns, names) are partitioned; train items use
+  only train lemmas and test items only test lemmas (``seen: false``).
+
+A unit never straddles train and test, so no test filling occurs in train.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .engine import Engine, Item, Variant, iter_units
+from .errors import SplitError, UsageError
+from .rng import StableRng, stable_int
+
+SPLITS = ("augmentation", "pattern", "lexical")
+SEEN_UNSEEN = {"pattern", "lexical"}
+SINGLE_SPLIT = "all"
+# Reinig & Markert (2023, section 6): 1,037 of 16,971 premises go to train.
+AUGMENTATION_FRACTION = 1037 / 16971
+
+
+@dataclass
+class SplitOptions:
+    name: str | None = None
+    train_size: int | None = None         # problems in train (augmentation, pattern, lexical)
+    heldout: Sequence[str] | None = None  # variants held out (pattern)
+    cover: Sequence[str] = field(default_factory=list)  # slots whose lemmas must all be in train
+    test_lemma_fraction: float = 0.3      # share of content lemmas reserved for test (lexical)
+    train_fraction: float = 0.5           # default share of train problems (pattern, lexical)
+
+
+@dataclass
+class SplitItem:
+    item: Item
+    split: str
+    seen: bool | None
+
+
+def generate_with_split(engine: Engine, n: int, options: SplitOptions,
+                        progress: Callable[[int], None] | None = None) -> list[SplitItem]:
+    name = options.name
+    if name is None:
+        return [SplitItem(i, SINGLE_SPLIT, None) for i in engine.generate(n, progress=progress)]
+    if name not in SPLITS:
+        raise UsageError(f"unknown split {name!r} (known: {', '.join(SPLITS)})", "--split")
+    if n < 2:
+        raise UsageError(f"a split needs at least 2 problems (got {n})", "--n")
+    if options.train_size is not None and not 0 < options.train_size < n:
+        raise UsageError(f"must be between 1 and n - 1 = {n - 1} (got {options.train_size})",
+                         "--train-size")
+    if name == "lexical":
+        return _lexical(engine, n, options, progress)
+    items = engine.generate(n, progress=progress)
+    units = iter_units(items)
+    if len(units) < 2:
+        raise SplitError(f"{n} problems make {len(units)} unit(s): too few to split", "--split")
+    if name == "augmentation":
+        return _augmentation(engine, units, options)
+    return _pattern(engine, units, options)
+
+
+def _units_for(units: Sequence[Sequence[Item]], problems: int) -> int:
+    avg = sum(len(u) for u in units) / len(units)
+    return max(1, round(problems / avg))
+
+
+def _by_variant(units: Sequence[Sequence[Item]]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for i, unit in enumerate(units):
+        out.setdefault(_variant_key(unit[0]), []).append(i)
+    return out
+
+
+def _variant_key(item: Item) -> str:
+    return f"{item.template.id}/{item.variant.name}"
+
+
+def _augmentation(engine: Engine, units, options: SplitOptions) -> list[SplitItem]:
+    by_variant = _by_variant(units)
+    cover_of = [
+        {lem for s in options.cover if s in u[0].filling for lem in u[0].filling[s]._lemmas}
+        for u in units
+    ]
+    all_cover = set().union(*cover_of) if cover_of else set()
+    if options.train_size is not None:
+        want = _units_for(units, options.train_size)
+    else:
+        want = max(math.ceil(AUGMENTATION_FRACTION * len(units)), len(by_variant), len(all_cover))
+    if want >= len(units):
+        raise SplitError(
+            f"the train sample would need {want} of the {len(units)} units; ask for a larger --n"
+            + ("" if options.train_size else f" (every one of the {len(all_cover)} "
+               f"{'/'.join(options.cover)} values must occur in train)"), "--split augmentation")
+    rng = StableRng(engine.seed, "split", "augmentation")
+    variants = list(by_variant)
+    quota = {v: want // len(variants) + (1 if i < want % len(variants) else 0)
+             for i, v in enumerate(variants)}
+    pools = {v: list(ix) for v, ix in by_variant.items()}
+    for v in variants:
+        rng.shuffle(pools[v])
+    chosen: set[int] = set()
+    uncovered = set(all_cover)
+    # Phase 1: coverage. Round-robin over variants; each takes the unit (in its shuffled
+    # order) covering most still-uncovered values.
+    progress = True
+    while uncovered and progress:
+        progress = False
+        for v in variants:
+            if not uncovered or quota[v] <= 0:
+                continue
+            best, gain = None, 0
+            for ix in pools[v]:
+                g = len(cover_of[ix] & uncovered)
+                if g > gain:
+                    best, gain = ix, g
+            if best is not None:
+                chosen.add(best)
+                pools[v].remove(best)
+                quota[v] -= 1
+                uncovered -= cover_of[best]
+                progress = True
+    if uncovered:
+        raise SplitError(
+            f"a train sample of {want} units cannot contain all {len(all_cover)} "
+            f"{'/'.join(options.cover)} values ({len(uncovered)} missing, e.g. "
+            f"{sorted(uncovered)[0]!r}); ask for a larger --train-size", "--split augmentation")
+    # Phase 2: fill each variant's quota.
+    for v in variants:
+        take = pools[v][:max(0, quota[v])]
+        chosen.update(take)
+    return [SplitItem(item, "train" if i in chosen else "test", None)
+            for i, unit in enumerate(units) for item in unit]
+
+
+def _pattern(engine: Engine, units, options: SplitOptions) -> list[SplitItem]:
+    by_variant = _by_variant(units)
+    names = {_variant_key(units[ix[0]][0]): units[ix[0]][0].variant.name
+             for ix in by_variant.values()}
+    if len(by_variant) < 2:
+        raise SplitError("a pattern split needs at least two patterns", "--split pattern")
+    if options.heldout:
+        known = set(names.values())
+        for h in options.heldout:
+            if h not in known:
+                raise UsageError(f"unknown pattern {h!r} (known: {', '.join(sorted(known))})",
+                                 "--heldout")
+        heldout = {k for k, nm in names.items() if nm in set(options.heldout)}
+    else:
+        keys = sorted(by_variant, key=lambda k: stable_int(engine.seed, "heldout", k))
+        heldout = set(keys[:max(1, round(len(keys) / 4))])
+    if len(heldout) >= len(by_variant):
+        raise SplitError("every pattern is held out: nothing left for train", "--heldout")
+    seen_units = [ix for k, ixs in by_variant.items() if k not in heldout for ix in ixs]
+    if options.train_size is not None:
+        want = _units_for(units, options.train_size)
+    else:
+        want = round(options.train_fraction * len(seen_units))
+    want = min(max(1, want), len(seen_units) - 1) if len(seen_units) > 1 else len(seen_units)
+    rng = StableRng(engine.seed, "split", "pattern")
+    seen_keys = [k for k in by_variant if k not in heldout]
+    quota = {k: want // len(seen_keys) + (1 if i < want % len(seen_keys) else 0)
+             for i, k in enumerate(seen_keys)}
+    chosen: set[int] = set()
+    for k in seen_keys:
+        pool = list(by_variant[k])
+        rng.shuffle(pool)
+        chosen.update(pool[:quota[k]])
+    out = []
+    for i, unit in enumerate(units):
+        key = _variant_key(unit[0])
+        if key in heldout:
+            out.extend(SplitItem(item, "test", False) for item in unit)
+        elif i in chosen:
+            out.extend(SplitItem(item, "train", None) for item in unit)
+        else:
+            out.extend(SplitItem(item, "test", True) for item in unit)
+    return out
+
+
+def all_option_lemmas(variant: Variant) -> set[str]:
+    """Every content lemma any filling of the variant can use."""
+    lemmas: set[str] = set()
+    t = variant.template
+    for slot in variant.order:
+        if slot not in variant.dependent:
+            for o in variant.options(slot):
+                lemmas.update(o._lemmas)
+    for slot in variant.order:
+        if slot in variant.dependent:
+            parents = sorted({ref for ref, _ in t.slots[slot].slot_refs})
+            combos: list[dict] = [{}]
+            for p in parents:
+                combos = [dict(c, **{p: o}) for c in combos for o in variant.options(p)]
+            for c in combos:
+                for o in variant.options(slot, c):
+                    lemmas.update(o._lemmas)
+    return lemmas
+
+
+def lexical_partition(engine: Engine, fraction: float) -> set[str]:
+    """The content lemmas reserved for test: a fixed share, chosen by stable hash."""
+    if not 0 < fraction < 1:
+        raise UsageError(f"must be between 0 and 1 (got {fraction})", "--test-lemmas")
+    lemmas: set[str] = set()
+    for v in engine.variants:
+        lemmas |= all_option_lemmas(v)
+    ordered = sorted(lemmas, key=lambda lem: (stable_int(engine.seed, "lexical", lem), lem))
+    return set(ordered[:max(1, round(fraction * len(ordered)))])
+
+
+def _lexical(engine: Engine, n: int, options: SplitOptions, progress) -> list[SplitItem]:
+    test_lemmas = lexical_partition(engine, options.test_lemma_fraction)
+
+    def train_side(v) -> bool:
+        return not any(lem in test_lemmas for lem in v._lemmas)
+
+    def test_side(v) -> bool:
+        return all(lem in test_lemmas for lem in v._lemmas)
+
+    n_train = options.train_size if options.train_size is not None else round(
+        options.train_fraction * n)
+    n_train = min(max(1, n_train), n - 1)
+    seen_pairs: set = set()
+    train = engine.generate(n_train, side="train", side_filter=train_side, seen_pairs=seen_pairs,
+                            progress=progress)
+    test = engine.generate(n - n_train, side="test", side_filter=test_side, seen_pairs=seen_pairs,
+                           progress=progress)
+    return ([SplitItem(i, "train", None) for i in train]
+            + [SplitItem(i, "test", False) for i in test])
