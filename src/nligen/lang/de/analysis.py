@@ -209,21 +209,26 @@ class ClauseAnalyser:
             return [(Verb("V", e), n) for e, n in found]
         if not self.fallback:
             return []
-        from .sources import ablaut_present, lemma_for_verb_form
+        from .sources import ablaut_present, lemma_for_verb_form, weak_present
 
         if verb_lemma:
-            try:
-                sg, pl = ablaut_present(verb_lemma)
-            except LexiconError:
+            lemma = verb_lemma
+        else:
+            guess = lemma_for_verb_form(token)
+            if guess is None:
                 return []
-            entry = {"lemma": verb_lemma, "pres_3sg": sg, "pres_3pl": pl}
-            return [(Verb("V", entry), n) for n, f in (("sg", sg), ("pl", pl)) if f == token]
-        guess = lemma_for_verb_form(token)
-        if guess is None:
-            return []
-        lemma, number = guess
-        sg, pl = ablaut_present(lemma)
-        return [(Verb("V", {"lemma": lemma, "pres_3sg": sg, "pres_3pl": pl}), number)]
+            lemma = guess[0]
+        out = []
+        for paradigm in (ablaut_present, weak_present):
+            try:
+                sg, pl = paradigm(lemma)
+            except LexiconError:
+                continue
+            entry = {"lemma": lemma, "pres_3sg": sg, "pres_3pl": pl}
+            out = [(Verb("V", entry), n) for n, f in (("sg", sg), ("pl", pl)) if f == token]
+            if out:
+                break
+        return out
 
     def analyse(self, text: str, verb_lemma: str | None = None,
                 slots: tuple[str, ...] = ("S", "O", "DO")) -> list[ClauseReading]:

@@ -26,7 +26,7 @@ from typing import Any
 from ...errors import LexiconError
 from .sources import (
     ablaut_present, ablaut_version, declension, german_nouns_rows, german_nouns_version,
-    is_common_noun_row, row_to_entries,
+    is_common_noun_row, row_to_entries, weak_present,
 )
 
 BUILD_COMMAND = "gen lexicon build-de"
@@ -80,12 +80,16 @@ def _resolve_noun(item: dict, rows_by_lemma: dict, problems: list[str]) -> dict 
         for entry in row_to_entries(row):
             if entry["gender"] == gender and all(entry.get(k) for k in NOUN_FORMS):
                 candidates.append(entry)
+    # Selectors name the reading meant when Wiktionary has several (homographs, variants).
+    select = dict(item.get("select") or {})
     if item.get("plural"):
-        candidates = [c for c in candidates if c["nom_pl"] == item["plural"]]
+        select["nom_pl"] = item["plural"]
+    for key, value in select.items():
+        candidates = [c for c in candidates if c.get(key) == value]
     distinct = {tuple(c[k] for k in NOUN_FORMS): c for c in candidates}
     if not distinct:
         problems.append(f"{lemma} ({gender}): no complete german-nouns reading"
-                        + (f" with plural {item['plural']}" if item.get("plural") else ""))
+                        + (f" matching {select}" if select else ""))
         return None
     if len(distinct) > 1:
         plurals = sorted({c["nom_pl"] for c in distinct.values()})
@@ -169,8 +173,16 @@ def _build_verbs(data: dict, problems: list[str], classes: bool = False) -> list
         if classes and item.get("class") not in DITRANSITIVE_CLASSES:
             problems.append(f"{lemma}: class must be one of {', '.join(DITRANSITIVE_CLASSES)}")
             continue
+        conjugation = item.get("conjugation", "ablaut")
+        if conjugation not in ("ablaut", "weak"):
+            problems.append(f"{lemma}: conjugation must be 'ablaut' (default) or 'weak'")
+            continue
         try:
             sg, pl = ablaut_present(lemma)
+            if conjugation == "weak":
+                # The transitive sense of some verbs is weak where ablaut gives the strong
+                # intransitive one (erschrecken: erschreckt vs erschrickt).
+                sg, pl = weak_present(lemma)
         except LexiconError as exc:
             problems.append(f"{lemma}: {exc.what}")
             continue
@@ -181,7 +193,7 @@ def _build_verbs(data: dict, problems: list[str], classes: bool = False) -> list
             problems.append(f"{lemma}: 3sg and 3pl are both {sg!r}")
             continue
         entry = {"lemma": lemma}
-        for k in ("gloss", "class"):
+        for k in ("gloss", "class", "conjugation"):
             if k in item:
                 entry[k] = item[k]
         entry["pres_3sg"] = sg

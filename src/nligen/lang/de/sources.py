@@ -137,6 +137,23 @@ def ablaut_present(lemma: str) -> tuple[str, str]:
     return table.present[2], table.present[5]
 
 
+def weak_present(lemma: str) -> tuple[str, str]:
+    """(3sg, 3pl) of the regular weak paradigm, for verbs whose transitive sense is weak
+    while ablaut gives the strong intransitive one (erschrecken: erschreckt / erschrickt)."""
+    if lemma.endswith(("eln", "ern")):
+        stem = lemma[:-1]
+    elif lemma.endswith("en"):
+        stem = lemma[:-2]
+    elif lemma.endswith("n"):
+        stem = lemma[:-1]
+    else:
+        raise LexiconError(f"{lemma!r} is not a German infinitive")
+    # -et after d/t, and after a consonant + m/n cluster (atmen: atmet, rechnen: rechnet).
+    needs_e = stem.endswith(("d", "t")) or (
+        len(stem) > 2 and stem[-1] in "mn" and stem[-2] not in "aeiouäöülrmnh")
+    return stem + ("et" if needs_e else "t"), lemma
+
+
 _VOWEL_BACK = (("ie", "e"), ("i", "e"), ("ä", "a"), ("äu", "au"), ("ö", "o"), ("ü", "u"))
 
 
@@ -180,5 +197,7 @@ def lemma_for_verb_form(form: str) -> tuple[str, str] | None:
         if pl == form:
             return cand, "pl"
         if sg == form:
+            return cand, "sg"
+        if weak_present(cand)[0] == form:
             return cand, "sg"
     return None
