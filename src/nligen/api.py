@@ -21,83 +21,111 @@ from .lexicon import LexiconSet
 from .splits import SEEN_UNSEEN, SplitItem, SplitOptions, generate_with_split
 from .templates import TemplateSet, load_templates
 from .writers import (
-    FORMAT_EXT, GENERIC_TSV, TsvFormat, is_dir_target, render_jsonl, render_tsv, sha256_text,
-    write_file_atomically, write_files_atomically, write_stdout,
+    FORMAT_EXT, GENERIC_TSV, TsvFormat, is_dir_target, iter_tsv, write_file_atomically,
+    write_files_atomically, write_stdout,
 )
 
 
 @dataclass
 class Dataset:
+    """A generated dataset. Records are built on demand from the generated items, so a
+    large set is streamed to disk without holding every record in memory."""
+
     family: str
-    records: list[dict]
+    items: list[SplitItem]
+    split_name: str | None
     manifest: dict
     family_info: dict = field(default_factory=dict)
     tsv_formats: dict[str, TsvFormat] = field(default_factory=dict)
+    _records: list[dict] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def records(self) -> list[dict]:
+        """All records as dicts (built once, on first use)."""
+        if self._records is None:
+            self._records = list(self.iter_records())
+        return self._records
+
+    def iter_records(self, split: str | None = None):
+        for i, si in enumerate(self.items):
+            if split is None or si.split == split:
+                yield make_record(self.family, i, si, self.split_name)
+
+    def iter_jsonl(self, split: str | None = None):
+        for i, si in enumerate(self.items):
+            if split is None or si.split == split:
+                yield record_json(self.family, i, si, self.split_name)
 
     @property
     def splits(self) -> list[str]:
-        out: list[str] = []
-        for r in self.records:
-            if r["split"] not in out:
-                out.append(r["split"])
+        out = {si.split for si in self.items}
         return sorted(out, key=lambda s: (s != "train", s))
 
     def formats(self) -> list[str]:
         return ["jsonl", "tsv", *self.tsv_formats]
 
-    def render(self, fmt: str = "jsonl", records: Sequence[dict] | None = None) -> str:
-        records = self.records if records is None else records
+    def _check_format(self, fmt: str) -> None:
+        if fmt not in self.formats():
+            raise UsageError(f"unknown format {fmt!r} (known: {', '.join(self.formats())})",
+                             "--format")
+
+    def iter_text(self, fmt: str = "jsonl", split: str | None = None):
+        """The file content for one split (or all), as chunks of text."""
+        self._check_format(fmt)
         if fmt == "jsonl":
-            return render_jsonl(records)
-        if fmt == "tsv":
-            return render_tsv(records, GENERIC_TSV)
-        if fmt in self.tsv_formats:
-            return render_tsv(records, self.tsv_formats[fmt])
-        raise UsageError(f"unknown format {fmt!r} (known: {', '.join(self.formats())})", "--format")
+            return self.iter_jsonl(split)
+        layout = GENERIC_TSV if fmt == "tsv" else self.tsv_formats[fmt]
+        return iter_tsv(self.iter_records(split), layout)
+
+    def render(self, fmt: str = "jsonl", split: str | None = None) -> str:
+        return "".join(self.iter_text(fmt, split))
 
     def write(self, path: str | Path | None = None, fmt: str = "jsonl") -> list[Path]:
         """Write to stdout (path None), one file, or a folder (path ending in / or an
         existing folder: one file per split + manifest.json + README.md)."""
-        if fmt not in self.formats():
-            raise UsageError(f"unknown format {fmt!r} (known: {', '.join(self.formats())})",
-                             "--format")
+        self._check_format(fmt)
         if path is None or str(path) == "-":
-            write_stdout(self.render(fmt))
+            write_stdout(self.iter_text(fmt))
             return []
         if is_dir_target(path):
             folder = Path(path)
             ext = FORMAT_EXT.get(fmt, "tsv")
-            files: dict[str, str] = {}
-            file_info = {}
+            files: dict[str, Any] = {}
+            counts = Counter(si.split for si in self.items)
             for split in self.splits:
-                recs = [r for r in self.records if r["split"] == split]
-                text = self.render(fmt, recs)
-                name = f"{split}.{ext}"
-                files[name] = text
-                file_info[name] = {"records": len(recs), "sha256": sha256_text(text)}
-            manifest = dict(self.manifest)
-            manifest["format"] = fmt
-            manifest["files"] = file_info
-            files["manifest.json"] = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-            files["README.md"] = dataset_card(self, manifest)
-            write_files_atomically(folder, files)
-            return [folder / n for n in files]
+                files[f"{split}.{ext}"] = self.iter_text(fmt, split)
+            digests = write_files_atomically(
+                folder, files, extra=lambda digests: self._meta_files(fmt, digests, counts, ext))
+            return [folder / n for n in digests]
         target = Path(path)
-        write_file_atomically(target, self.render(fmt))
+        write_file_atomically(target, self.iter_text(fmt))
         return [target]
 
+    def _meta_files(self, fmt: str, digests: Mapping[str, str], counts: Counter,
+                    ext: str) -> dict[str, str]:
+        manifest = dict(self.manifest)
+        manifest["format"] = fmt
+        manifest["files"] = {name: {"records": counts[name[: -len(ext) - 1]], "sha256": digest}
+                             for name, digest in digests.items()}
+        return {"manifest.json": json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
+                "README.md": dataset_card(self, manifest)}
 
-def _counts(records: Sequence[dict], variant_field: str | None) -> dict:
+
+def _counts(items: Sequence[SplitItem]) -> dict:
     counts: dict[str, dict[str, dict[str, int]]] = {}
-    for r in records:
-        key = r.get(variant_field, r["template"]) if variant_field else r["template"]
-        by_label = counts.setdefault(r["split"], {}).setdefault(r["label"], {})
+    for si in items:
+        item = si.item
+        key = item.variant.name or item.template.id
+        by_label = counts.setdefault(si.split, {}).setdefault(item.label, {})
         by_label[key] = by_label.get(key, 0) + 1
     return {s: {lab: dict(sorted(v.items())) for lab, v in sorted(d.items())}
             for s, d in sorted(counts.items())}
 
 
-def make_record(family: str, index: int, si: SplitItem, split_name: str | None) -> dict:
+def _record_head(family: str, index: int, si: SplitItem, split_name: str | None) -> dict:
     item = si.item
     t = item.template
     rec: dict[str, Any] = {
@@ -118,7 +146,10 @@ def make_record(family: str, index: int, si: SplitItem, split_name: str | None) 
     if item.hypothesis.type:
         rec["hypothesis_type"] = item.hypothesis.type
     rec.update(item.fields)
-    rec["slots"] = {name: v.provenance() for name, v in item.filling.items()}
+    return rec
+
+
+def _rationale(item) -> dict:
     rule = item.hypothesis.rule
     read = sorted(rule.slot_names) if rule.fixed is None else [
         s for s in item.filling if s in item.spans]
@@ -133,8 +164,25 @@ def make_record(family: str, index: int, si: SplitItem, split_name: str | None) 
             str(item.filling[s]) if s in item.filling else None)
         slots_read[s] = {"text": text, "spans": spans}
     rationale["slots"] = slots_read
-    rec["rationale"] = rationale
+    return rationale
+
+
+def make_record(family: str, index: int, si: SplitItem, split_name: str | None) -> dict:
+    """One record of the contract in DESIGN.md (a dict)."""
+    rec = _record_head(family, index, si, split_name)
+    rec["slots"] = {name: v.provenance() for name, v in si.item.filling.items()}
+    rec["rationale"] = _rationale(si.item)
     return rec
+
+
+def record_json(family: str, index: int, si: SplitItem, split_name: str | None) -> str:
+    """The same record as one JSON line; slot provenance comes pre-serialised (slot values
+    are shared by many records), which makes writing large sets much faster."""
+    head = json.dumps(_record_head(family, index, si, split_name), ensure_ascii=False)
+    slots = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {v.provenance_json()}"
+                      for name, v in si.item.filling.items())
+    rationale = json.dumps(_rationale(si.item), ensure_ascii=False)
+    return f'{head[:-1]}, "slots": {{{slots}}}, "rationale": {rationale}}}\n'
 
 
 def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
@@ -174,8 +222,6 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
         options.cover = list(fam.get("splits", {}).get("augmentation", {}).get("cover", []))
     split_items = generate_with_split(engine, n, options, progress=progress)
     family_name = family or fam.get("name") or engine.templates[0].family
-    records = [make_record(family_name, i, si, split) for i, si in enumerate(split_items)]
-    variant_field = next((t.variants.field for t in engine.templates if t.variants), None)
     manifest = {
         "nligen_version": __version__,
         "family": family_name,
@@ -193,11 +239,12 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
                    "license": lex.meta.get("license")}
             for name, lex in lexicon_set.used.items()
         },
-        "counts": _counts(records, variant_field),
-        "totals": {s: dict(sorted(Counter(r["label"] for r in records if r["split"] == s).items()))
-                   for s in sorted({r["split"] for r in records})},
+        "counts": _counts(split_items),
+        "totals": {s: dict(sorted(Counter(si.item.label for si in split_items
+                                          if si.split == s).items()))
+                   for s in sorted({si.split for si in split_items})},
     }
-    return Dataset(family_name, records, manifest, dict(fam), dict(tsv_formats or {}))
+    return Dataset(family_name, split_items, split, manifest, dict(fam), dict(tsv_formats or {}))
 
 
 def _lexicon_set(lexicons, template_set: TemplateSet) -> LexiconSet:

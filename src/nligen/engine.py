@@ -53,6 +53,7 @@ class Variant:
         self.side = side
         self.side_filter = side_filter
         self._cache: dict[tuple, list[SlotValue]] = {}
+        self._static: dict[str, list[SlotValue]] = {}  # options of slots that depend on no slot
         self._kinds: dict[str, Any] = {}
         self._capacity: int | None | bool = False  # False = not computed yet
         self._permutation: list[tuple[SlotValue, ...]] | None = None
@@ -81,6 +82,14 @@ class Variant:
         return obj
 
     def options(self, slot: str, chosen: Mapping[str, SlotValue] | None = None) -> list[SlotValue]:
+        if slot not in self.dependent:
+            static = self._static.get(slot)
+            if static is None:
+                static = self._static[slot] = self._resolve_options(slot, None)
+            return static
+        return self._resolve_options(slot, chosen)
+
+    def _resolve_options(self, slot: str, chosen: Mapping[str, SlotValue] | None) -> list[SlotValue]:
         spec_obj = self.template.slots[slot]
         spec = resolve_refs(spec_obj.spec, self.axes, chosen)
         key = (slot, _freeze(spec))
@@ -105,7 +114,7 @@ class Variant:
     def sample(self, rng: StableRng) -> dict[str, SlotValue] | None:
         chosen: dict[str, SlotValue] = {}
         for slot in self.order:
-            opts = self.options(slot, chosen) if slot in self.dependent else self.options(slot)
+            opts = self.options(slot, chosen)
             if not opts:
                 return None
             peers = [chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, UndefinedError, nodes
+from jinja2 import StrictUndefined, TemplateSyntaxError, Undefined, UndefinedError, nodes
 from jinja2.exceptions import SecurityError, TemplateError as JinjaTemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -48,9 +48,9 @@ class Tagged(str):
 
 
 def slot_of(value: Any) -> str | None:
-    return getattr(value, "slot", None) if isinstance(value, Tagged) else getattr(
-        value, "_slot_name", None
-    )
+    if type(value) is str:
+        return None
+    return value.slot if isinstance(value, Tagged) else getattr(value, "_slot_name", None)
 
 
 def tag(text: str, like: Any) -> str:
@@ -65,8 +65,14 @@ def capitalize_first(value: Any) -> str:
     return tag(text[:1].upper() + text[1:], value)
 
 
+capitalize_first.keeps_tag = True
+
+
 def _wrap_filter(fn: Callable) -> Callable:
-    """Make a language-layer filter keep the slot tag of its input."""
+    """Make a language-layer filter keep the slot tag of its input (filters marked
+    ``keeps_tag`` already return :class:`Tagged` strings)."""
+    if getattr(fn, "keeps_tag", False):
+        return fn
 
     def wrapped(value, *args, **kwargs):
         result = fn(value, *args, **kwargs)
@@ -137,7 +143,7 @@ class Renderer:
             template = self.env.from_string(source)
         except (TemplateSyntaxError, JinjaTemplateError) as exc:
             raise TemplateError(f"Jinja error: {exc}", where) from None
-        return CompiledText(source, template, where, names, fields)
+        return CompiledText(source, template, where, names, fields, _fast_plan(ast), self.env)
 
 
 def _check_nodes(node: nodes.Node, where: str) -> None:
@@ -153,18 +159,66 @@ def _check_nodes(node: nodes.Node, where: str) -> None:
         _check_nodes(child, where)
 
 
-class CompiledText:
-    __slots__ = ("source", "template", "where", "names", "fields")
+def _fast_plan(ast: nodes.Template) -> list | None:
+    """A plan for texts that are only literal text and ``{{ name|filter(args).field }}``
+    expressions: rendered without Jinja's per-call machinery (same filters, same sandboxed
+    attribute access). Anything else returns None and goes through Jinja."""
+    if len(ast.body) == 0:
+        return []
+    if len(ast.body) != 1 or not isinstance(ast.body[0], nodes.Output):
+        return None
+    plan: list = []
+    for node in ast.body[0].nodes:
+        if isinstance(node, nodes.TemplateData):
+            plan.append(("text", node.data))
+            continue
+        expr = _fast_expr(node)
+        if expr is None:
+            return None
+        plan.append(("expr", expr))
+    return plan
 
-    def __init__(self, source, template, where, names, fields):
+
+def _fast_expr(node: nodes.Node):
+    if isinstance(node, nodes.Name):
+        return ("name", node.name)
+    if isinstance(node, nodes.Const) and isinstance(node.value, (str, int, float)):
+        return ("const", node.value)
+    if isinstance(node, nodes.Getattr):
+        inner = _fast_expr(node.node)
+        return None if inner is None else ("attr", inner, node.attr)
+    if isinstance(node, nodes.Filter) and node.node is not None and not node.kwargs \
+            and node.dyn_args is None and node.dyn_kwargs is None:
+        inner = _fast_expr(node.node)
+        args = [_fast_expr(a) for a in node.args]
+        if inner is None or any(a is None for a in args):
+            return None
+        return ("filter", node.name, inner, args)
+    return None
+
+
+class CompiledText:
+    __slots__ = ("source", "template", "where", "names", "fields", "_fast")
+
+    def __init__(self, source, template, where, names, fields, plan=None, env=None):
         self.source = source
         self.template = template
         self.where = where
         self.names: set[str] = names  # variables the text reads
         self.fields: dict[str, set[str]] = fields  # slot -> fields read as slot.field
+        self._fast = _compile_plan(plan, env, where) if plan is not None else None
 
     def render(self, context: Mapping[str, Any]) -> tuple[str, dict[str, list[list[int]]]]:
         """Render; return the text (stripped) and each slot's character spans in it."""
+        if self._fast is not None:
+            try:
+                return self._fast(context)
+            except RenderError:
+                raise
+            except SecurityError as exc:
+                raise RenderError(f"forbidden operation: {exc}", self.where) from None
+            except Exception as exc:
+                raise RenderError(f"{type(exc).__name__}: {exc}", self.where) from None
         try:
             marked = self.template.render(context)
         except SecurityError as exc:
@@ -178,6 +232,75 @@ class CompiledText:
         if len(marked) > _MAX_OUTPUT:
             raise RenderError(f"output longer than {_MAX_OUTPUT} characters", self.where)
         return strip_marks(marked)
+
+
+def _compile_expr(expr, env, where) -> Callable[[Mapping[str, Any]], Any]:
+    kind = expr[0]
+    if kind == "name":
+        name = expr[1]
+
+        def get_name(ctx):
+            try:
+                return ctx[name]
+            except KeyError:
+                raise RenderError(f"undefined: {name!r} is undefined", where) from None
+
+        return get_name
+    if kind == "const":
+        value = expr[1]
+        return lambda ctx: value
+    if kind == "attr":
+        inner, attr = _compile_expr(expr[1], env, where), expr[2]
+
+        def get_attr(ctx):
+            value = env.getattr(inner(ctx), attr)  # the sandbox's attribute access
+            if isinstance(value, Undefined):
+                raise RenderError(f"undefined: no field {attr!r}", where)
+            return value
+
+        return get_attr
+    fn = env.filters[expr[1]]
+    inner = _compile_expr(expr[2], env, where)
+    args = [_compile_expr(a, env, where) for a in expr[3]]
+    if not args:
+        return lambda ctx: fn(inner(ctx))
+    if len(args) == 1:
+        arg = args[0]
+        return lambda ctx: fn(inner(ctx), arg(ctx))
+    return lambda ctx: fn(inner(ctx), *[a(ctx) for a in args])
+
+
+def _compile_plan(plan, env, where):
+    steps = [(None, payload) if kind == "text" else (_compile_expr(payload, env, where), None)
+             for kind, payload in plan]
+
+    def render(context):
+        parts: list[str] = []
+        spans: dict[str, list[list[int]]] = {}
+        length = 0
+        for fn, literal in steps:
+            if fn is None:
+                text = literal
+            else:
+                value = fn(context)
+                text = str(value)
+                slot = slot_of(value)
+                if slot is not None:
+                    spans.setdefault(slot, []).append([length, length + len(text)])
+            parts.append(text)
+            length += len(text)
+        out = "".join(parts)
+        if len(out) > _MAX_OUTPUT:
+            raise RenderError(f"output longer than {_MAX_OUTPUT} characters", where)
+        stripped = out.strip()
+        if len(stripped) != len(out):
+            offset = len(out) - len(out.lstrip())
+            end = len(stripped)
+            spans = {s: [[max(0, a - offset), min(end, b - offset)] for a, b in v]
+                     for s, v in spans.items()}
+        return stripped, spans
+
+    return render
 
 
 def strip_marks(marked: str) -> tuple[str, dict[str, list[list[int]]]]:

@@ -29,7 +29,8 @@ TEXT_FIELDS = ("text", "surface", "lemma", "name", "id")
 
 
 class SlotValue:
-    __slots__ = ("_slot_name", "_text", "_fields", "_identity", "_lemmas", "_key", "_scalar")
+    __slots__ = ("_slot_name", "_text", "_fields", "_identity", "_lemmas", "_key", "_scalar",
+                 "_provenance", "_provenance_json")
 
     def __init__(self, slot: str, text: str, fields: Mapping[str, Any] | None = None,
                  identity: str | None = None, lemmas: tuple[str, ...] = (),
@@ -41,6 +42,8 @@ class SlotValue:
         self._lemmas = tuple(lemmas)
         self._key = key if key is not None else text
         self._scalar = scalar
+        self._provenance = None
+        self._provenance_json = None
 
     def __str__(self) -> str:
         return self._text
@@ -80,7 +83,19 @@ class SlotValue:
         return hash(self._key)
 
     def provenance(self) -> dict:
-        """What records store in ``slots``: the text plus the data fields."""
+        """What records store in ``slots`` (computed once: values are immutable)."""
+        if self._provenance is None:
+            self._provenance = self._make_provenance()
+        return self._provenance
+
+    def provenance_json(self) -> str:
+        if self._provenance_json is None:
+            import json
+
+            self._provenance_json = json.dumps(self.provenance(), ensure_ascii=False)
+        return self._provenance_json
+
+    def _make_provenance(self) -> dict:
         out: dict[str, Any] = {"text": self._text}
         for k, v in self._fields.items():
             if k != "text":

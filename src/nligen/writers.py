@@ -15,7 +15,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from itertools import chain, islice
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from .errors import UsageError
 
@@ -60,18 +61,16 @@ def _cell(value: Any) -> str:
     return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")
 
 
-def render_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-
-
-def render_tsv(records: Sequence[Mapping[str, Any]], fmt: TsvFormat) -> str:
-    cols = fmt.columns(records)
-    buf = io.StringIO()
-    buf.write("\t".join(cols) + "\n")
-    for rec in records:
+def iter_tsv(records: Iterable[Mapping[str, Any]], fmt: TsvFormat) -> Iterator[str]:
+    """TSV lines (header first). Columns may depend on the records, so the first 1,000
+    are looked at before the header is written."""
+    it = iter(records)
+    head = list(islice(it, 1000))
+    cols = fmt.columns(head)
+    yield "\t".join(cols) + "\n"
+    for rec in chain(head, it):
         row = fmt.row(rec)
-        buf.write("\t".join(_cell(row.get(c)) for c in cols) + "\n")
-    return buf.getvalue()
+        yield "\t".join(_cell(row.get(c)) for c in cols) + "\n"
 
 
 def sha256_text(text: str) -> str:
@@ -83,29 +82,53 @@ def is_dir_target(path: str | os.PathLike) -> bool:
     return s.endswith(("/", os.sep)) or os.path.isdir(s)
 
 
-def write_files_atomically(folder: Path, files: Mapping[str, str]) -> None:
-    """Write several text files into ``folder``: all temporary first, then renamed."""
+Content = Union[str, Iterable[str]]
+
+
+def write_files_atomically(folder: Path, files: Mapping[str, Content],
+                           extra: Callable[[dict[str, str]], Mapping[str, str]] | None = None
+                           ) -> dict[str, str]:
+    """Write files into ``folder``: each streamed to a temporary file, then all renamed.
+
+    ``extra`` receives the SHA-256 of every file written so far and returns more files
+    (a manifest naming the others' hashes). Returns {name: sha256}.
+    """
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create folder: {exc.strerror}", str(folder)) from None
     temps: list[tuple[str, Path]] = []
+    digests: dict[str, str] = {}
+
+    def put(name: str, content: Content) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        temps.append((tmp, folder / name))
+        h = hashlib.sha256()
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            for chunk in ([content] if isinstance(content, str) else content):
+                fh.write(chunk)
+                h.update(chunk.encode("utf-8"))
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
+        digests[name] = h.hexdigest()
+
     try:
-        for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            temps.append((tmp, folder / name))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
+        for name, content in files.items():
+            put(name, content)
+        if extra is not None:
+            for name, content in extra(dict(digests)).items():
+                put(name, content)
         for tmp, final in temps:
             os.replace(tmp, final)
-    except OSError as exc:
+    except BaseException as exc:
         for tmp, _ in temps:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-        raise UsageError(f"cannot write: {exc.strerror}", str(folder)) from None
+        if isinstance(exc, OSError):
+            raise UsageError(f"cannot write: {exc.strerror}", str(folder)) from None
+        raise
+    return digests
 
 
 def _umask() -> int:
@@ -114,16 +137,17 @@ def _umask() -> int:
     return mask
 
 
-def write_file_atomically(path: Path, text: str) -> None:
+def write_file_atomically(path: Path, content: Content) -> None:
     if path.exists() and path.is_dir():
         raise UsageError("is a folder (end the path with / to write per-split files)", str(path))
-    write_files_atomically(path.parent if str(path.parent) else Path("."), {path.name: text})
+    write_files_atomically(path.parent if str(path.parent) else Path("."), {path.name: content})
 
 
-def write_stdout(text: str) -> None:
+def write_stdout(content: Content) -> None:
     out = sys.stdout
     try:
-        out.write(text)
+        for chunk in ([content] if isinstance(content, str) else content):
+            out.write(chunk)
         out.flush()
     except BrokenPipeError:  # `gen ... | head`
         try:

@@ -80,31 +80,48 @@ class WordIndex:
 
 
 class LemmaAnalyser:
-    """text -> lemmas, one per token (determiners, pronouns, nouns, names, verbs)."""
+    """text -> lemmas, one per token (determiners, pronouns, nouns, names, verbs).
+
+    One lookup table: a token that is ambiguous between lemmas maps to "A|B", so the same
+    surface word always counts as the same lemma on both sides of a comparison.
+    """
 
     def __init__(self, index: WordIndex):
         self.index = index
-        self._det_lemma = {form: DETERMINERS[readings[0][0]] for form, readings in _DET.items()}
+        table: dict[str, set[str]] = {}
+
+        def add(form: str, lemma: str) -> None:
+            table.setdefault(form, set()).add(lemma)
+
+        for e, _ in (x for bucket in index.verbs.values() for x in bucket):
+            add(e["pres_3sg"], e["lemma"])
+            add(e["pres_3pl"], e["lemma"])
+        for form, entries in index.nouns.items():
+            for e in entries:
+                add(form, e["lemma"])
+        for name in index.names:
+            add(name, name)
+        # Function words last: they win over a homographic content word.
+        function_words: dict[str, str] = {}
+        for form, readings in _DET.items():
+            function_words[form] = DETERMINERS[readings[0][0]]
+        function_words.update(_PRONOUN_LEMMA)
+        self.table = {form: "|".join(sorted(lemmas)) for form, lemmas in table.items()}
+        self.table.update(function_words)
+        self.function_words = function_words
 
     @classmethod
     def from_lexicons(cls, lexicons) -> "LemmaAnalyser":
         return cls(WordIndex.from_lexicons(lexicons))
 
     def lemma(self, token: str, initial: bool) -> str:
-        low = token[:1].lower() + token[1:] if initial else token
-        if low in self._det_lemma:
-            return self._det_lemma[low]
-        if low in _PRONOUN_LEMMA:
-            return _PRONOUN_LEMMA[low]
-        if token in self.index.names:
-            return token
-        nouns = self.index.nouns.get(token)
-        if nouns:
-            return "|".join(sorted({e["lemma"] for e in nouns}))
-        verbs = self.index.verbs.get(low)
-        if verbs:
-            return "|".join(sorted({e["lemma"] for e, _ in verbs}))
-        return token
+        if initial:
+            low = token[:1].lower() + token[1:]
+            if low in self.function_words:
+                return self.function_words[low]
+            if low in self.table and token not in self.table:
+                return self.table[low]
+        return self.table.get(token, token)
 
     def __call__(self, text: str) -> list[str]:
         return [self.lemma(tok, i == 0) for i, tok in enumerate(tokenize(text))]

@@ -95,8 +95,8 @@ class NounPhrase(SlotValue):
         self.number = number
         self.kind = kind  # "noun" | "name" | "pronoun"
 
-    def provenance(self) -> dict:
-        out = super().provenance()
+    def _make_provenance(self) -> dict:
+        out = super()._make_provenance()
         out["kind"] = self.kind
         out["forms"] = dict(self.forms)
         return out
@@ -191,6 +191,8 @@ def agree(verb: Any, subject: Any) -> str:
 
 
 FILTERS = {"nom": nom, "acc": acc, "dat": dat, "agree": agree}
+for _f in FILTERS.values():
+    _f.keeps_tag = True  # they return Tagged strings themselves
 
 
 # -- ambiguity ----------------------------------------------------------------------
