@@ -112,7 +112,8 @@ class Renderer:
         env.filters.clear()
         env.tests.clear()
         env.tests.update({"none": lambda v: v is None})
-        all_filters = {"cap": capitalize_first, "upper": str.upper, "lower": str.lower}
+        all_filters = {"cap": capitalize_first, "upper": lambda v: str(v).upper(),
+                       "lower": lambda v: str(v).lower()}
         all_filters.update(filters or {})
         env.filters.update({name: _wrap_filter(fn) for name, fn in all_filters.items()})
         self.env = env
@@ -155,7 +156,7 @@ def _check_nodes(node: nodes.Node, where: str) -> None:
                 "Assign": "'set'", "Macro": "macros", "Include": "includes",
                 "Import": "imports", "FromImport": "imports", "Extends": "'extends'",
             }.get(kind, f"the construct {kind}")
-            raise TemplateError(f"{hint} are not allowed in templates", where)
+            raise TemplateError(f"not allowed in templates: {hint}", where)
         _check_nodes(child, where)
 
 

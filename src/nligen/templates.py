@@ -565,9 +565,11 @@ def load_templates(paths: Iterable[Path | str]) -> TemplateSet:
             fam_path = p / FAMILY_FILE
             if fam_path.is_file():
                 family = load_family_file(fam_path)
+            # A lexicons/ folder inside the template folder holds lexicons, not templates.
             files = sorted(
                 f for f in p.rglob("*")
                 if f.suffix in (".yaml", ".yml") and f.name != FAMILY_FILE and f.is_file()
+                and "lexicons" not in f.relative_to(p).parts[:-1]
             )
             if not files:
                 raise TemplateError("no template files (*.yaml) found", str(p))

@@ -1,0 +1,168 @@
+"""The language-neutral engine on small custom templates."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections import Counter
+from itertools import product
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from nligen import generate
+from nligen.engine import _count_with_distinct
+from nligen.errors import CapacityError, UnsatisfiableLabelError, UsageError
+from nligen.slots import SlotValue
+
+PEOPLE = """
+source: test
+license: CC0
+entries:
+  - {name: Ann, gender: f}
+  - {name: Bob, gender: m}
+  - {name: Cleo, gender: f}
+  - {name: Dan, gender: m}
+"""
+
+AGES = """
+id: toy.ages
+slots:
+  a: {lexicon: people}
+  b: {lexicon: people}
+  x: {range: [20, 40]}
+  y: {range: [20, 40]}
+distinct: [[a, b]]
+premises:
+  - "{{ a }} is {{ x }}."
+  - "{{ b }} is {{ y }}."
+hypothesis: "{{ a }} is older than {{ b }}."
+label:
+  entailment: x > y
+  contradiction: x < y
+  otherwise: neutral
+"""
+
+FIXED = """
+id: toy.fixed
+variants:
+  axes: {g: [f, m]}
+  field: gender
+slots:
+  a: {lexicon: people, where: {gender: $g}}
+  b: {lexicon: people}
+distinct: [[a, b]]
+premise: "{{ a }} greets {{ b }}."
+hypotheses:
+  - {type: same, label: entailment, text: "{{ a }} greets someone."}
+  - {type: swap, label: neutral, text: "{{ b }} greets {{ a }}."}
+"""
+
+
+def project(tmp_path: Path, **templates: str) -> Path:
+    (tmp_path / "lexicons").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "lexicons" / "people.yaml").write_text(PEOPLE, encoding="utf-8")
+    for name, text in templates.items():
+        (tmp_path / f"{name}.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
+    return tmp_path
+
+
+def test_conditional_labels_follow_their_conditions_and_balance(tmp_path):
+    ds = generate(project(tmp_path, ages=AGES), n=300, seed=4)
+    labels = Counter(r["label"] for r in ds.records)
+    assert labels == {"entailment": 100, "contradiction": 100, "neutral": 100}
+    for r in ds.records:
+        x, y = r["slots"]["x"]["value"], r["slots"]["y"]["value"]
+        want = "entailment" if x > y else "contradiction" if x < y else "neutral"
+        assert r["label"] == want
+        assert r["slots"]["a"]["text"] != r["slots"]["b"]["text"]
+        assert set(r["rationale"]["slots"]) == {"x", "y"}
+
+
+def test_no_duplicate_pairs(tmp_path):
+    ds = generate(project(tmp_path, ages=AGES), n=600, seed=1)
+    pairs = [(r["premise"], r["hypothesis"]) for r in ds.records]
+    assert len(pairs) == len(set(pairs))
+
+
+def test_fixed_label_hypotheses_come_in_groups_with_variants(tmp_path):
+    ds = generate(project(tmp_path, fixed=FIXED), n=8, seed=0)
+    assert [r["gender"] for r in ds.records] == ["f", "f", "m", "m", "f", "f", "m", "m"]
+    assert [r["hypothesis_type"] for r in ds.records] == ["same", "swap"] * 4
+    for first, second in zip(ds.records[::2], ds.records[1::2]):
+        assert first["premise"] == second["premise"]
+    women = {"Ann", "Cleo"}
+    assert all(r["slots"]["a"]["text"] in women for r in ds.records if r["gender"] == "f")
+
+
+def test_capacity_error_names_the_template(tmp_path):
+    # 2 women x 3 others = 6 fillings per variant, 12 in all: 13 units are too many.
+    with pytest.raises(CapacityError) as info:
+        generate(project(tmp_path, fixed=FIXED), n=26, seed=0)
+    msg = str(info.value)
+    assert "toy.fixed" in msg and "at most 6" in msg
+
+
+def test_exhausting_the_capacity_exactly_works(tmp_path):
+    ds = generate(project(tmp_path, fixed=FIXED), n=24, seed=0)
+    assert len({r["premise"] for r in ds.records}) == 12
+
+
+def test_unsatisfiable_label_is_reported(tmp_path):
+    text = AGES.replace("x: {range: [20, 40]}", "x: {range: [10, 12]}")
+    with pytest.raises(UnsatisfiableLabelError, match="entailment"):
+        generate(project(tmp_path, ages=text), n=30, seed=0)
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_non_positive_n_is_a_usage_error(tmp_path, n):
+    with pytest.raises(UsageError, match="--n"):
+        generate(project(tmp_path, ages=AGES), n=n)
+
+
+def _lines(ds):
+    return ds.render("jsonl").splitlines()
+
+
+def test_same_seed_same_bytes_and_prefix_stability(tmp_path):
+    root = project(tmp_path, ages=AGES, fixed=FIXED)
+    a = generate(root, n=35, seed=7)
+    b = generate(root, n=35, seed=7)
+    assert a.render() == b.render()
+    small = generate(root, n=16, seed=7)
+    assert len(_lines(small)) == 16
+    for x, y in zip(_lines(small), _lines(a)[:16]):
+        assert json.loads(x) == json.loads(y)
+    other = generate(root, n=35, seed=8)
+    assert other.render() != a.render()
+
+
+def test_adding_a_template_does_not_change_other_templates_items(tmp_path):
+    alone = generate(project(tmp_path / "one", ages=AGES), n=60, seed=3)
+    both = generate(project(tmp_path / "two", ages=AGES, fixed=FIXED), n=40, seed=3)
+
+    def key(r):
+        return (r["premise"], r["hypothesis"], r["label"])
+
+    ages_alone = [key(r) for r in alone.records]
+    ages_both = [key(r) for r in both.records if r["template"] == "toy.ages"]
+    assert ages_both[: len(ages_alone)] == ages_alone[: len(ages_both)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcde"), min_size=1, max_size=5), min_size=2,
+                max_size=4),
+       st.data())
+def test_capacity_counting_matches_brute_force(identity_lists, data):
+    slots = {f"s{i}": [SlotValue(f"s{i}", f"{k}{j}", identity=k) for j, k in enumerate(ids)]
+             for i, ids in enumerate(identity_lists)}
+    names = list(slots)
+    all_edges = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    edges = data.draw(st.lists(st.sampled_from(all_edges), unique=True))
+    brute = sum(
+        1 for combo in product(*slots.values())
+        if all(combo[names.index(a)]._identity != combo[names.index(b)]._identity
+               for a, b in edges)
+    )
+    assert _count_with_distinct(slots, edges) == brute
