@@ -175,13 +175,17 @@ def make_record(family: str, index: int, si: SplitItem, split_name: str | None) 
     return rec
 
 
+# One encoder for every line: json.dumps(..., ensure_ascii=False) builds a new one per call.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def record_json(family: str, index: int, si: SplitItem, split_name: str | None) -> str:
     """The same record as one JSON line; slot provenance comes pre-serialised (slot values
     are shared by many records), which makes writing large sets much faster."""
-    head = json.dumps(_record_head(family, index, si, split_name), ensure_ascii=False)
-    slots = ", ".join(f"{json.dumps(name, ensure_ascii=False)}: {v.provenance_json()}"
+    head = _ENCODE(_record_head(family, index, si, split_name))
+    slots = ", ".join(f"{_ENCODE(name)}: {v.provenance_json()}"
                       for name, v in si.item.filling.items())
-    rationale = json.dumps(_rationale(si.item), ensure_ascii=False)
+    rationale = _ENCODE(_rationale(si.item))
     return f'{head[:-1]}, "slots": {{{slots}}}, "rationale": {rationale}}}\n'
 
 

@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--pattern", action="append", metavar="P",
                    help="only this pattern, e.g. sing_masc_v_plural_fem (repeatable)")
     w.add_argument("--set", action="append", metavar="S", dest="sets",
-                   help="hypothesis set (default wogli; repeatable)")
+                   help="hypothesis set (default wogli; repeatable); 'all' writes each of "
+                        "the paper's five sets into its own folder under -o DIR/")
     _add_generation_options(w, "jsonl (default), wogli-tsv (WOGLI's columns, label 1 = "
                             "non-entailment, 2 = entailment) or tsv")
 
@@ -153,18 +154,37 @@ def _finish(ds, args) -> None:
     paths = ds.write(args.output, args.format)
     if args.output and not args.quiet:
         counts = ", ".join(f"{s}: {sum(v.values())}" for s, v in ds.manifest["totals"].items())
-        print(f"wrote {len(ds.records)} problems ({counts}) to {args.output}", file=sys.stderr)
+        print(f"wrote {len(ds)} problems ({counts}) to {args.output}", file=sys.stderr)
     del paths
 
 
 def cmd_wogli(args, argv) -> int:
     from .families import wogli
+    from .writers import is_dir_target
 
+    if args.format not in ("jsonl", "tsv", "wogli-tsv"):
+        raise UsageError(f"unknown format {args.format!r} (known: jsonl, tsv, wogli-tsv)",
+                         "--format")
     arguments = _arguments(args, ("pattern", "sets", "n", "seed", "split", "train_size",
                                   "heldout", "test_lemmas", "format"))
-    ds = wogli.generate(patterns=args.pattern, sets=args.sets, n=args.n, seed=args.seed,
-                        split=args.split, split_options=_split_options(args),
-                        command=_command_line(argv), arguments=arguments)
+    options = dict(patterns=args.pattern, n=args.n, seed=args.seed, split=args.split,
+                   command=_command_line(argv), arguments=arguments)
+    if args.sets and "all" in args.sets:
+        if len(args.sets) > 1:
+            raise UsageError("'all' cannot be combined with other sets", "--set")
+        if args.output and not is_dir_target(args.output):
+            raise UsageError("with --set all, -o must be a folder (end it with /)", "-o")
+        datasets = {}
+        for name in wogli.PAPER_SETS:  # generate everything before writing anything
+            datasets[name] = wogli.generate(sets=[name], split_options=_split_options(args),
+                                            **options)
+        for name, ds in datasets.items():
+            out = None if not args.output else str(Path(args.output) / name) + "/"
+            ds.write(out, args.format)
+            if out and not args.quiet:
+                print(f"wrote {len(ds)} problems to {out}", file=sys.stderr)
+        return 0
+    ds = wogli.generate(sets=args.sets, split_options=_split_options(args), **options)
     _finish(ds, args)
     return 0
 

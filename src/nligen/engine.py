@@ -22,12 +22,12 @@ from .errors import (
     UnsatisfiableLabelError, UsageError,
 )
 from .lexicon import LexiconSet
-from .rng import StableRng
+from .rng import StablePermutation, StableRng
 from .slots import BUILTIN_KINDS, SlotContext, SlotValue
 from .templates import Hypothesis, Template, TemplateSet, resolve_refs
 
-ENUMERATE_LIMIT = 100_000   # variants with at most this many fillings are enumerated
-RANDOM_ATTEMPTS = 1_000     # tries per unit when sampling at random
+ENUMERATE_LIMIT = 200_000   # largest group of dependent slots listed for the permutation walk
+RANDOM_ATTEMPTS = 1_000     # tries per unit when a variant must be sampled at random
 DISTINCT_TRIES = 64         # redraws of one slot to satisfy `distinct`
 
 SideFilter = Callable[[SlotValue], bool]
@@ -56,7 +56,7 @@ class Variant:
         self._static: dict[str, list[SlotValue]] = {}  # options of slots that depend on no slot
         self._kinds: dict[str, Any] = {}
         self._capacity: int | None | bool = False  # False = not computed yet
-        self._permutation: list[tuple[SlotValue, ...]] | None = None
+        self._walker: FillingWalker | None | bool = False  # False = not built yet
         slots = template.slots
         self.order = list(slots)
         self.dependent = {s for s, spec in slots.items() if spec.slot_refs}
@@ -147,12 +147,30 @@ class Variant:
 
         yield from walk(0, {})
 
-    def permutation(self, seed: Any) -> list[tuple[SlotValue, ...]]:
-        if self._permutation is None:
-            fillings = [tuple(f[s] for s in self.order) for f in self.enumerate()]
-            StableRng(seed, "permutation", self.side, self.template.id, self.name).shuffle(fillings)
-            self._permutation = fillings
-        return self._permutation
+    # -- walking a keyed permutation of all fillings ----------------------------------
+    def _dependency_groups(self) -> list[list[str]]:
+        """Slots linked by ``$slot.field`` references, in declaration order."""
+        parent = {s: s for s in self.order}
+
+        def find(x):
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        for s, spec in self.template.slots.items():
+            for ref, _ in spec.slot_refs:
+                parent[find(s)] = find(ref)
+        groups: dict[str, list[str]] = {}
+        for s in self.order:
+            groups.setdefault(find(s), []).append(s)
+        return list(groups.values())
+
+    def walker(self, seed: Any) -> "FillingWalker | None":
+        """A walker over every filling in a seed-dependent order, or None when a group of
+        dependent slots is too large to list (then items are sampled at random)."""
+        if self._walker is False:
+            self._walker = FillingWalker.build(self, seed)
+        return self._walker  # type: ignore[return-value]
 
     # -- capacity -----------------------------------------------------------------
     def capacity(self) -> int | None:
@@ -231,6 +249,71 @@ class Variant:
 
 class _TooBig(Exception):
     pass
+
+
+class FillingWalker:
+    """Every filling of a variant as a point of a mixed-radix index space, visited in the
+    order of a keyed permutation. Groups of dependent slots are listed as tuples; the
+    ``distinct`` constraints between groups are checked when an index is decoded."""
+
+    def __init__(self, variant: Variant, groups: list[tuple[list[str], list[tuple]]],
+                 permutation: StablePermutation):
+        self.variant = variant
+        self.groups = groups
+        self.permutation = permutation
+        self.size = permutation.size
+        self.checks = [(a, b) for a in variant.order for b in variant.distinct_peers[a]
+                       if variant.order.index(a) < variant.order.index(b)]
+
+    @classmethod
+    def build(cls, variant: Variant, seed: Any) -> "FillingWalker | None":
+        groups = []
+        size = 1
+        for members in variant._dependency_groups():
+            if len(members) == 1:
+                rows = [(o,) for o in variant.options(members[0])]
+            else:
+                rows = []
+                for filling in _walk_group(variant, members):
+                    rows.append(tuple(filling[m] for m in members))
+                    if len(rows) > ENUMERATE_LIMIT:
+                        return None
+            groups.append((members, rows))
+            size *= len(rows)
+        if size == 0:
+            return None
+        return cls(variant, groups, StablePermutation(size, seed, variant.side,
+                                                      variant.template.id, variant.name))
+
+    def filling(self, position: int) -> dict[str, SlotValue] | None:
+        """The filling at this position of the walk, or None if it breaks ``distinct``."""
+        index = self.permutation[position]
+        out: dict[str, SlotValue] = {}
+        for members, rows in reversed(self.groups):
+            index, i = divmod(index, len(rows))
+            out.update(zip(members, rows[i]))
+        for a, b in self.checks:
+            if out[a]._identity == out[b]._identity:
+                return None
+        return {s: out[s] for s in self.variant.order}
+
+
+def _walk_group(variant: Variant, members: list[str]) -> Iterator[dict[str, SlotValue]]:
+    def walk(i: int, chosen: dict[str, SlotValue]):
+        if i == len(members):
+            yield dict(chosen)
+            return
+        slot = members[i]
+        opts = variant.options(slot, chosen)
+        peers = {chosen[p]._identity for p in variant.distinct_peers[slot] if p in chosen}
+        for value in opts:
+            if value._identity in peers:
+                continue
+            chosen[slot] = value
+            yield from walk(i + 1, chosen)
+        chosen.pop(slot, None)
+
+    yield from walk(0, {})
 
 
 def _count_with_distinct(opts: Mapping[str, list[SlotValue]], edges: list[tuple[str, str]]) -> int:
@@ -492,17 +575,18 @@ class Engine:
         v = cell.variant
         t = v.template
         cap = v.capacity()
-        enumerated = cap is not None and cap <= ENUMERATE_LIMIT
+        walker = v.walker(self.seed)
         target = cell.target or "*"
         label_misses = dup_misses = 0
         attempt = 0
-        perm = v.permutation(self.seed) if enumerated else None
         while True:
-            if enumerated:
-                if pointers[c] >= len(perm):
+            if walker is not None:
+                if pointers[c] >= walker.size:
                     self._exhausted(cell, index, label_misses, dup_misses, cap)
-                filling = dict(zip(v.order, perm[pointers[c]]))
+                filling = walker.filling(pointers[c])
                 pointers[c] += 1
+                if filling is None:
+                    continue
             else:
                 if attempt >= RANDOM_ATTEMPTS * (5 if cell.target else 1):
                     self._exhausted(cell, index, label_misses, dup_misses, cap)

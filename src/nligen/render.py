@@ -62,17 +62,11 @@ def tag(text: str, like: Any) -> str:
 def capitalize_first(value: Any) -> str:
     """Upper-case the first character only ("den Kunden" -> "Den Kunden")."""
     text = str(value)
-    return tag(text[:1].upper() + text[1:], value)
-
-
-capitalize_first.keeps_tag = True
+    return text[:1].upper() + text[1:]
 
 
 def _wrap_filter(fn: Callable) -> Callable:
-    """Make a language-layer filter keep the slot tag of its input (filters marked
-    ``keeps_tag`` already return :class:`Tagged` strings)."""
-    if getattr(fn, "keeps_tag", False):
-        return fn
+    """For the Jinja path: make a filter's result keep the slot tag of its input."""
 
     def wrapped(value, *args, **kwargs):
         result = fn(value, *args, **kwargs)
@@ -117,6 +111,7 @@ class Renderer:
         all_filters.update(filters or {})
         env.filters.update({name: _wrap_filter(fn) for name, fn in all_filters.items()})
         self.env = env
+        self.raw_filters = dict(all_filters)  # the fast path tracks slots itself
 
     def compile(self, source: str, where: str) -> "CompiledText":
         if not isinstance(source, str):
@@ -144,7 +139,7 @@ class Renderer:
             template = self.env.from_string(source)
         except (TemplateSyntaxError, JinjaTemplateError) as exc:
             raise TemplateError(f"Jinja error: {exc}", where) from None
-        return CompiledText(source, template, where, names, fields, _fast_plan(ast), self.env)
+        return CompiledText(source, template, where, names, fields, _fast_plan(ast), self)
 
 
 def _check_nodes(node: nodes.Node, where: str) -> None:
@@ -201,13 +196,13 @@ def _fast_expr(node: nodes.Node):
 class CompiledText:
     __slots__ = ("source", "template", "where", "names", "fields", "_fast")
 
-    def __init__(self, source, template, where, names, fields, plan=None, env=None):
+    def __init__(self, source, template, where, names, fields, plan=None, renderer=None):
         self.source = source
         self.template = template
         self.where = where
         self.names: set[str] = names  # variables the text reads
         self.fields: dict[str, set[str]] = fields  # slot -> fields read as slot.field
-        self._fast = _compile_plan(plan, env, where) if plan is not None else None
+        self._fast = _compile_plan(plan, renderer, where) if plan is not None else None
 
     def render(self, context: Mapping[str, Any]) -> tuple[str, dict[str, list[list[int]]]]:
         """Render; return the text (stripped) and each slot's character spans in it."""
@@ -235,7 +230,17 @@ class CompiledText:
         return strip_marks(marked)
 
 
-def _compile_expr(expr, env, where) -> Callable[[Mapping[str, Any]], Any]:
+def _root_name(expr) -> str | None:
+    """The variable a filter chain starts from ({{ V|agree(S) }} -> V); None for field
+    reads and constants (they render no slot, as on the Jinja path)."""
+    if expr[0] == "name":
+        return expr[1]
+    if expr[0] == "filter":
+        return _root_name(expr[2])
+    return None
+
+
+def _compile_expr(expr, renderer, where) -> Callable[[Mapping[str, Any]], Any]:
     kind = expr[0]
     if kind == "name":
         name = expr[1]
@@ -251,18 +256,23 @@ def _compile_expr(expr, env, where) -> Callable[[Mapping[str, Any]], Any]:
         value = expr[1]
         return lambda ctx: value
     if kind == "attr":
-        inner, attr = _compile_expr(expr[1], env, where), expr[2]
+        inner, attr = _compile_expr(expr[1], renderer, where), expr[2]
+        sandbox_getattr = renderer.env.getattr
 
         def get_attr(ctx):
-            value = env.getattr(inner(ctx), attr)  # the sandbox's attribute access
+            obj = inner(ctx)
+            fields = getattr(type(obj), "_fields", None) and obj._fields
+            if isinstance(fields, dict) and attr in fields:  # a slot's data field
+                return fields[attr]
+            value = sandbox_getattr(obj, attr)  # anything else: the sandbox decides
             if isinstance(value, Undefined):
                 raise RenderError(f"undefined: no field {attr!r}", where)
             return value
 
         return get_attr
-    fn = env.filters[expr[1]]
-    inner = _compile_expr(expr[2], env, where)
-    args = [_compile_expr(a, env, where) for a in expr[3]]
+    fn = renderer.raw_filters[expr[1]]
+    inner = _compile_expr(expr[2], renderer, where)
+    args = [_compile_expr(a, renderer, where) for a in expr[3]]
     if not args:
         return lambda ctx: fn(inner(ctx))
     if len(args) == 1:
@@ -271,23 +281,27 @@ def _compile_expr(expr, env, where) -> Callable[[Mapping[str, Any]], Any]:
     return lambda ctx: fn(inner(ctx), *[a(ctx) for a in args])
 
 
-def _compile_plan(plan, env, where):
-    steps = [(None, payload) if kind == "text" else (_compile_expr(payload, env, where), None)
-             for kind, payload in plan]
+def _compile_plan(plan, renderer, where):
+    steps = []
+    for kind, payload in plan:
+        if kind == "text":
+            steps.append((None, payload, None))
+        else:
+            steps.append((_compile_expr(payload, renderer, where), None, _root_name(payload)))
 
     def render(context):
         parts: list[str] = []
         spans: dict[str, list[list[int]]] = {}
         length = 0
-        for fn, literal in steps:
+        for fn, literal, root in steps:
             if fn is None:
                 text = literal
             else:
-                value = fn(context)
-                text = str(value)
-                slot = slot_of(value)
-                if slot is not None:
-                    spans.setdefault(slot, []).append([length, length + len(text)])
+                text = str(fn(context))
+                if root is not None:
+                    slot = getattr(context.get(root), "_slot_name", None)
+                    if slot is not None:
+                        spans.setdefault(slot, []).append([length, length + len(text)])
             parts.append(text)
             length += len(text)
         out = "".join(parts)

@@ -78,3 +78,51 @@ class StableRng:
         pool = list(seq)
         self.shuffle(pool)
         return pool[:k]
+
+
+_M64 = (1 << 64) - 1
+
+
+class StablePermutation:
+    """A keyed pseudo-random bijection of [0, size), evaluated one index at a time.
+
+    A 4-round Feistel network on the smallest even-bit domain covering ``size``, with
+    cycle-walking back into range: walking positions 0, 1, 2... visits every index exactly
+    once in a seed-dependent order, without materialising (or shuffling) the whole range.
+    """
+
+    __slots__ = ("size", "_half", "_mask", "_round_keys")
+
+    def __init__(self, size: int, *parts: object):
+        if size <= 0:
+            raise ValueError("a permutation needs size > 0")
+        self.size = size
+        bits = max(2, (size - 1).bit_length())
+        self._half = (bits + 1) // 2
+        self._mask = (1 << self._half) - 1
+        digest = hashlib.blake2b(stable_key("permutation", *parts), digest_size=32).digest()
+        self._round_keys = tuple(int.from_bytes(digest[i:i + 8], "big") for i in range(0, 32, 8))
+
+    def _encrypt(self, x: int) -> int:
+        half, mask = self._half, self._mask
+        left, right = x >> half, x & mask
+        for k in self._round_keys:
+            # splitmix64 finaliser as the round function: integer-only, so identical on
+            # every platform and Python version.
+            z = (right ^ k) & _M64
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+            z ^= z >> 31
+            left, right = right, left ^ (z & mask)
+        return (left << half) | right
+
+    def __getitem__(self, position: int) -> int:
+        if not 0 <= position < self.size:
+            raise IndexError(position)
+        y = self._encrypt(position)
+        while y >= self.size:  # cycle-walk: stays a bijection on [0, size)
+            y = self._encrypt(y)
+        return y
+
+    def __len__(self) -> int:
+        return self.size

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from .engine import ENUMERATE_LIMIT, Engine, Selection, Variant
+from .engine import Engine, Selection, Variant
 from .errors import NligenError
 from .rng import StableRng
 
@@ -113,8 +113,7 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
                 f"{v.where}: {name}: label(s) {', '.join(sorted(missing))} never reached "
                 f"in {'all' if cap is not None and cap <= LABEL_SAMPLES else LABEL_SAMPLES} "
                 "fillings")
-    if cap is not None and cap <= ENUMERATE_LIMIT:
-        report.notes.append(f"{v.where}: capacity {cap}")
+    report.notes.append(f"{v.where}: capacity {cap if cap is not None else 'unknown'}")
 
 
 def _samples(v: Variant, k: int):

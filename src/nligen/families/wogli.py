@@ -88,6 +88,15 @@ def normalise_patterns(template_set, sets: Sequence[str] | None,
     return out
 
 
+# The paper's five evaluation sets (main set and the four generalization sets).
+PAPER_SETS = ("wogli", "os_hard", "p_subject", "dative", "ditransitive")
+
+
+def generate_all(**kwargs) -> dict:
+    """Every paper set, each generated on its own (same seed and options): {set: Dataset}."""
+    return {name: generate(sets=[name], **kwargs) for name in PAPER_SETS}
+
+
 def generate(*, patterns=None, sets=None, n=None, seed=0, split=None, split_options=None,
              command=None, arguments=None, lexicons=None, progress=None):
     """Library call behind ``gen wogli``."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...errors import LexiconError, RenderError
-from ...render import Tagged, slot_of
 from ...slots import SlotValue
 
 CASES = ("nom", "acc", "dat", "gen")
@@ -172,27 +171,25 @@ def _np(value: Any, filt: str) -> NounPhrase:
 
 
 def nom(value: Any) -> str:
-    return Tagged(_np(value, "nom").form("nom"), slot_of(value))
+    return _np(value, "nom").form("nom")
 
 
 def acc(value: Any) -> str:
-    return Tagged(_np(value, "acc").form("acc"), slot_of(value))
+    return _np(value, "acc").form("acc")
 
 
 def dat(value: Any) -> str:
-    return Tagged(_np(value, "dat").form("dat"), slot_of(value))
+    return _np(value, "dat").form("dat")
 
 
 def agree(verb: Any, subject: Any) -> str:
     """Present-tense form of ``verb`` agreeing with ``subject`` (3sg / 3pl)."""
     if not isinstance(verb, Verb):
         raise RenderError(f"the agree filter needs a verb slot (got {type(verb).__name__})")
-    return Tagged(verb.agree(_np(subject, "agree")), slot_of(verb))
+    return verb.agree(_np(subject, "agree"))
 
 
 FILTERS = {"nom": nom, "acc": acc, "dat": dat, "agree": agree}
-for _f in FILTERS.values():
-    _f.keeps_tag = True  # they return Tagged strings themselves
 
 
 # -- ambiguity ----------------------------------------------------------------------
