@@ -110,13 +110,13 @@ def _augmentation(engine: Engine, units, options: SplitOptions) -> list[SplitIte
     chosen: set[int] = set()
     uncovered = set(all_cover)
     # Phase 1: coverage. Round-robin over variants; each takes the unit (in its shuffled
-    # order) covering most still-uncovered values.
+    # order) covering most still-uncovered values, preferring variants with quota left.
     progress = True
-    while uncovered and progress:
+    while uncovered and progress and len(chosen) < want:
         progress = False
-        for v in variants:
-            if not uncovered or quota[v] <= 0:
-                continue
+        for v in sorted(variants, key=lambda name: -quota[name]):
+            if not uncovered or len(chosen) >= want:
+                break
             best, gain = None, 0
             for ix in pools[v]:
                 g = len(cover_of[ix] & uncovered)
