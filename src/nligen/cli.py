@@ -176,6 +176,12 @@ def cmd_wogli(args, argv) -> int:
             raise UsageError("with --set all, -o must be a folder (end it with /)", "-o")
         datasets = {}
         for name in wogli.PAPER_SETS:  # generate everything before writing anything
+            # Each set's manifest records the command that regenerates that set alone.
+            per_set = [name if (a == "all" and i and argv[i - 1] == "--set") else a
+                       for i, a in enumerate(argv)]
+            per_set = [("--set=" + name if a == "--set=all" else a) for a in per_set]
+            options.update(command=_command_line(per_set),
+                           arguments=dict(arguments, sets=[name]))
             datasets[name] = wogli.generate(sets=[name], split_options=_split_options(args),
                                             **options)
         for name, ds in datasets.items():

@@ -151,6 +151,7 @@ class LexiconSet:
     def __init__(self, roots: Iterable[Path]):
         self.roots = [Path(r) for r in roots]
         self._loaded: dict[str, Lexicon] = {}
+        self._untracked: dict[str, Lexicon] = {}
 
     def find(self, name: str) -> Path | None:
         if not name or name.startswith(("/", ".")) or ".." in Path(name).parts:
@@ -162,15 +163,21 @@ class LexiconSet:
                     return candidate
         return None
 
-    def get(self, name: str) -> Lexicon:
-        lex = self._loaded.get(name)
+    def get(self, name: str, track: bool = True) -> Lexicon:
+        """The lexicon ``name``. ``track=False`` reads it without counting it among the
+        lexicons the output depends on (``used``): e.g. for checks that only verify."""
+        lex = self._loaded.get(name) or self._untracked.get(name)
+        if lex is not None:
+            if track and name not in self._loaded:
+                self._loaded[name] = self._untracked.pop(name)
+            return lex
         if lex is None:
             path = self.find(name)
             if path is None:
                 roots = ", ".join(str(r) for r in self.roots) or "(no lexicon directory)"
                 raise LexiconError(f"no lexicon named {name!r} in {roots}")
             lex = read_lexicon_file(path, name)
-            self._loaded[name] = lex
+            (self._loaded if track else self._untracked)[name] = lex
         return lex
 
     def available(self) -> list[str]:

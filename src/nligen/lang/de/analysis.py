@@ -69,7 +69,7 @@ class WordIndex:
         for name in lexicons.available():
             # de/curated/* are the builder's inputs (lemma lists without forms), not lexicons.
             if name.startswith("de/") and not name.startswith("de/curated/"):
-                lex = lexicons.get(name)
+                lex = lexicons.get(name, track=False)  # the analyser checks, it does not generate
                 index.add_lexicon_entries(lex.entries)
                 frame = lex.meta.get("frame")
                 if frame:
