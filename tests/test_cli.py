@@ -32,6 +32,8 @@ def assert_user_error(proc, *fragments):
     (["wogli", "--split", "random"], ["--split"]),
     (["wogli", "--set", "all", "-o", "file.jsonl"], ["-o", "folder"]),
     (["jamp"], ["jamp"]),
+    (["wogli", "derive", "--set", "nonsense", "no-such-file.tsv"], ["--set", "nonsense"]),
+    (["wogli", "derive", "no-such-file.tsv"], ["no-such-file.tsv", "cannot read"]),
     (["list", "nofamily"], ["nofamily"]),
     (["run", "does/not/exist"], ["does/not/exist"]),
     (["validate", "does/not/exist"], ["does/not/exist"]),

@@ -198,6 +198,9 @@ def cmd_wogli(args, argv) -> int:
 def cmd_wogli_derive(args) -> int:
     from .families import wogli
 
+    if args.set is not None and args.set not in wogli.SET_TEMPLATES:
+        raise UsageError(f"unknown set {args.set!r} (known: {', '.join(wogli.SET_TEMPLATES)})",
+                         "--set")
     if args.file in (None, "-"):
         text = sys.stdin.read()
         where = "<stdin>"

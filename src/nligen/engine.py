@@ -129,23 +129,7 @@ class Variant:
 
     def enumerate(self) -> Iterator[dict[str, SlotValue]]:
         """Every filling, in a fixed order (declaration order of slots and options)."""
-        order = self.order
-
-        def walk(i: int, chosen: dict[str, SlotValue]):
-            if i == len(order):
-                yield dict(chosen)
-                return
-            slot = order[i]
-            opts = self.options(slot, chosen) if slot in self.dependent else self.options(slot)
-            peers = {chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen}
-            for value in opts:
-                if value._identity in peers:
-                    continue
-                chosen[slot] = value
-                yield from walk(i + 1, chosen)
-            chosen.pop(slot, None)
-
-        yield from walk(0, {})
+        return _walk_group(self, self.order)
 
     # -- walking a keyed permutation of all fillings ----------------------------------
     def _dependency_groups(self) -> list[list[str]]:
