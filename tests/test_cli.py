@@ -154,3 +154,24 @@ def test_help_texts_name_the_contract_options():
     for opt in ("--pattern", "--set", "--n", "--seed", "--split", "--format", "-o"):
         assert opt in proc.stdout
     assert "derive" in run_gen("--help").stdout
+
+
+def test_validate_reports_a_dependent_slot_without_options(tmp_path):
+    template = """
+    id: dep.one
+    slots:
+      V: {lexicon: verbs}
+      O: {lexicon: things, where: {kind: $V.kind}}
+    premise: "I {{ V }} the {{ O }}."
+    hypothesis: "I do something with the {{ O }}."
+    label: entailment
+    """
+    root = project(tmp_path, template, "entries:\n  - {lemma: eat, kind: food}\n"
+                   "  - {lemma: drive, kind: car}\n", "verbs.yaml")
+    (root / "lexicons" / "things.yaml").write_text(
+        "entries:\n  - {lemma: apple, kind: food}\n", encoding="utf-8")
+    proc = run_gen("validate", str(root))
+    assert proc.returncode == 2
+    assert "slots.O: no options when V='drive'" in proc.stderr
+    ok = run_gen("run", str(root), "--n", "1")
+    assert ok.returncode == 0 and '"apple"' in ok.stdout

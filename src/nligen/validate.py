@@ -66,6 +66,17 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
             report.problems.append(f"{v.where}: slots.{slot}: no options (empty lexicon "
                                    "selection?)")
             return
+    for slot in v.order:
+        if slot in v.dependent:
+            parents = sorted({ref for ref, _ in t.slots[slot].slot_refs})
+            combos: list[dict] = [{}]
+            for p in parents:
+                combos = [dict(c, **{p: o}) for c in combos for o in v.options(p, c)]
+            empty = [c for c in combos if not v.options(slot, c)]
+            if empty:
+                example = ", ".join(f"{k}={str(o)!r}" for k, o in empty[0].items())
+                report.problems.append(f"{v.where}: slots.{slot}: no options when {example} "
+                                       f"({len(empty)} of {len(combos)} parent fillings)")
     cap = v.capacity()
     if cap == 0:
         report.problems.append(f"{v.where}: no filling satisfies the slot constraints")
