@@ -97,3 +97,50 @@ def test_lexical_split_uses_unseen_vocabulary_in_test():
 def test_no_test_filling_in_train(split, set_name, seed):
     ds = wogli.generate(sets=[set_name], n=600, seed=seed, split=split)
     check_no_leak(ds.records)
+
+
+TWO_CONDITIONAL = """
+id: leak.ages
+slots:
+  a: {lexicon: people}
+  b: {lexicon: people}
+  x: {range: [20, 30]}
+  y: {range: [20, 30]}
+distinct: [[a, b]]
+premise: "{{ a }} is {{ x }}. {{ b }} is {{ y }}."
+hypotheses:
+  - {type: older, text: "{{ a }} is older than {{ b }}.",
+     label: {entailment: x > y, contradiction: x <= y}}
+  - {type: younger, text: "{{ a }} is younger than {{ b }}.",
+     label: {entailment: x < y, contradiction: x >= y}}
+"""
+
+
+@pytest.mark.parametrize("split", ["augmentation", "pattern"])
+def test_cells_sharing_a_filling_stay_on_one_side(tmp_path, split):
+    from nligen import generate
+
+    (tmp_path / "lexicons").mkdir()
+    (tmp_path / "lexicons" / "people.yaml").write_text(
+        "entries:\n" + "".join(f"  - {{name: P{i}}}\n" for i in range(6)), encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(TWO_CONDITIONAL, encoding="utf-8")
+    if split == "pattern":
+        (tmp_path / "t.yaml").write_text(TWO_CONDITIONAL.replace(
+            "slots:", "variants: {axes: {k: [p, q, r]}}\nslots:"), encoding="utf-8")
+    ds = generate(tmp_path, n=600, seed=3, split=split)
+    check_no_leak(ds.records)
+
+
+def test_p_subject_pattern_split_holds_out_surface_patterns():
+    ds = wogli.generate(sets=["p_subject"], n=3000, seed=1, split="pattern")
+
+    def surface(r):
+        s = r["slots"]["S"]
+        return (f"pronoun_{s['lemma']}_{s['number']}", r["pattern"].split("_v_")[1])
+
+    train = {surface(r) for r in ds.records if r["split"] == "train"}
+    unseen = [r for r in ds.records if r["split"] == "test" and not r["seen"]]
+    assert unseen
+    assert not {surface(r) for r in unseen} & train
+    seen = [r for r in ds.records if r["split"] == "test" and r["seen"]]
+    assert {surface(r) for r in seen} <= train

@@ -360,6 +360,24 @@ class Item:
         return tuple((s, v._key) for s, v in self.filling.items())
 
     @property
+    def surface_pattern(self) -> str:
+        """The variant as the text shows it: each axis value, or the surface pattern of the
+        slot drawn for it when that differs (a pronoun subject stands for several noun-phrase
+        types, so p_subject's sing_masc_v_X and pnoun_v_X share "pronoun_er_sg")."""
+        spec = self.template.variants
+        if spec is None:
+            return self.template.id
+        parts = []
+        for axis, value in self.variant.axes.items():
+            shown = value
+            for slot, slot_spec in self.template.slots.items():
+                if axis in slot_spec.axis_refs and slot in self.filling:
+                    shown = self.filling[slot]._pattern or value
+                    break
+            parts.append(shown)
+        return "/".join(parts)
+
+    @property
     def lemmas(self) -> set[str]:
         out: set[str] = set()
         for v in self.filling.values():

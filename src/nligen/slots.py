@@ -30,7 +30,7 @@ TEXT_FIELDS = ("text", "surface", "lemma", "name", "id")
 
 class SlotValue:
     __slots__ = ("_slot_name", "_text", "_fields", "_identity", "_lemmas", "_key", "_scalar",
-                 "_provenance", "_provenance_json")
+                 "_provenance", "_provenance_json", "_pattern")
 
     def __init__(self, slot: str, text: str, fields: Mapping[str, Any] | None = None,
                  identity: str | None = None, lemmas: tuple[str, ...] = (),
@@ -44,6 +44,9 @@ class SlotValue:
         self._scalar = scalar
         self._provenance = None
         self._provenance_json = None
+        # What this value looks like at the surface, where that differs from the variant
+        # axis it was drawn for (a pronoun stands for several noun-phrase types).
+        self._pattern: str | None = None
 
     def __str__(self) -> str:
         return self._text

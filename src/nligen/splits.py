@@ -60,12 +60,39 @@ def generate_with_split(engine: Engine, n: int, options: SplitOptions,
     if name == "lexical":
         return _lexical(engine, n, options, progress)
     items = engine.generate(n, progress=progress)
-    units = iter_units(items)
+    units = _split_units(items)
     if len(units) < 2:
         raise SplitError(f"{n} problems make {len(units)} unit(s): too few to split", "--split")
     if name == "augmentation":
         return _augmentation(engine, units, options)
     return _pattern(engine, units, options)
+
+
+def _split_units(items: Sequence[Item]) -> list[list[Item]]:
+    """Units that must stay on one side of a split: the items of one filling. Cells of
+    different labels can draw the same filling (a template with several conditional
+    hypotheses), so units sharing a filling are merged."""
+    units = iter_units(items)
+    parent = list(range(len(units)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[tuple, int] = {}
+    for i, unit in enumerate(units):
+        for item in unit:
+            key = (item.template.id, item.variant.name, item.filling_key)
+            if key in owner:
+                parent[find(i)] = find(owner[key])
+            else:
+                owner[key] = i
+    merged: dict[int, list[Item]] = {}
+    for i, unit in enumerate(units):
+        merged.setdefault(find(i), []).extend(unit)
+    return list(merged.values())
 
 
 def _units_for(units: Sequence[Sequence[Item]], problems: int) -> int:
@@ -142,48 +169,61 @@ def _augmentation(engine: Engine, units, options: SplitOptions) -> list[SplitIte
 
 
 def _pattern(engine: Engine, units, options: SplitOptions) -> list[SplitItem]:
-    by_variant = _by_variant(units)
-    names = {_variant_key(units[ix[0]][0]): units[ix[0]][0].variant.name
-             for ix in by_variant.values()}
-    if len(by_variant) < 2:
+    """Hold out surface patterns: what a pattern looks like in the text decides whether a
+    test item's pattern was seen in train (see Item.surface_pattern)."""
+    by_key: dict[str, list[int]] = {}
+    for i, unit in enumerate(units):
+        by_key.setdefault(_surface_key(unit[0]), []).append(i)
+    if len(by_key) < 2:
         raise SplitError("a pattern split needs at least two patterns", "--split pattern")
     if options.heldout:
-        known = set(names.values())
+        known = {u[0].variant.name for u in units}
         for h in options.heldout:
             if h not in known:
                 raise UsageError(f"unknown pattern {h!r} (known: {', '.join(sorted(known))})",
                                  "--heldout")
-        heldout = {k for k, nm in names.items() if nm in set(options.heldout)}
+        wanted = set(options.heldout)
+        heldout = {_surface_key(u[0]) for u in units if u[0].variant.name in wanted}
     else:
-        keys = sorted(by_variant, key=lambda k: stable_int(engine.seed, "heldout", k))
+        keys = sorted(by_key, key=lambda k: (stable_int(engine.seed, "heldout", k), k))
         heldout = set(keys[:max(1, round(len(keys) / 4))])
-    if len(heldout) >= len(by_variant):
+    if len(heldout) >= len(by_key):
         raise SplitError("every pattern is held out: nothing left for train", "--heldout")
-    seen_units = [ix for k, ixs in by_variant.items() if k not in heldout for ix in ixs]
+    seen_keys = [k for k in by_key if k not in heldout]
+    seen_units = [ix for k in seen_keys for ix in by_key[k]]
     if options.train_size is not None:
         want = _units_for(units, options.train_size)
+        if want >= len(seen_units):
+            raise SplitError(
+                f"train can hold at most {len(seen_units) - 1} of the {len(seen_units)} units "
+                "of patterns that are not held out; ask for a smaller --train-size",
+                "--train-size")
     else:
-        want = round(options.train_fraction * len(seen_units))
-    want = min(max(1, want), len(seen_units) - 1) if len(seen_units) > 1 else len(seen_units)
+        want = max(1, min(round(options.train_fraction * len(seen_units)), len(seen_units) - 1))
     rng = StableRng(engine.seed, "split", "pattern")
-    seen_keys = [k for k in by_variant if k not in heldout]
     quota = {k: want // len(seen_keys) + (1 if i < want % len(seen_keys) else 0)
              for i, k in enumerate(seen_keys)}
     chosen: set[int] = set()
+    spare: list[int] = []
     for k in seen_keys:
-        pool = list(by_variant[k])
+        pool = list(by_key[k])
         rng.shuffle(pool)
         chosen.update(pool[:quota[k]])
+        spare.extend(pool[quota[k]:])
+    chosen.update(spare[: want - len(chosen)])  # patterns smaller than their quota
     out = []
     for i, unit in enumerate(units):
-        key = _variant_key(unit[0])
-        if key in heldout:
+        if _surface_key(unit[0]) in heldout:
             out.extend(SplitItem(item, "test", False) for item in unit)
         elif i in chosen:
             out.extend(SplitItem(item, "train", None) for item in unit)
         else:
             out.extend(SplitItem(item, "test", True) for item in unit)
     return out
+
+
+def _surface_key(item: Item) -> str:
+    return f"{item.template.id}/{item.surface_pattern}"
 
 
 def all_option_lemmas(variant: Variant) -> set[str]:

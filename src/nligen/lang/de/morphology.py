@@ -143,8 +143,10 @@ def pronoun_phrase(slot: str, gender: str, number: str) -> NounPhrase:
     lemma = PRONOUN_LEMMAS[key]
     fields = {"lemma": lemma, "gender": gender if number == "sg" else None, "number": number,
               "determiner": None, "noun": None}
-    return NounPhrase(slot, forms, gender, number, "pronoun", fields,
-                      identity=f"pron:{lemma}:{number}", lemmas=(), key=f"pron:{key[0]}:{number}")
+    np = NounPhrase(slot, forms, gender, number, "pronoun", fields,
+                    identity=f"pron:{lemma}:{number}", lemmas=(), key=f"pron:{key[0]}:{number}")
+    np._pattern = f"pronoun_{lemma}_{number}"  # "sie" stands for sing_fem and pnoun alike
+    return np
 
 
 class Verb(SlotValue):
