@@ -83,6 +83,27 @@ def test_derive_falls_back_to_german_nouns_and_ablaut(deriver, shipped_lexicons)
     assert texts["H1-SO"] == "Ein Dachdecker erschreckt die Flötistinnen ."
 
 
+@pytest.mark.parametrize("premise, reason", [
+    ("Der Mann sieht den Mann .", "same noun phrase"),
+    ("Er sieht ihn .", "same noun phrase"),
+    ("Der Mann hilft den Mann .", "dative object"),
+    ("Der Mann sieht dem Kunden .", "accusative object"),
+    ("Der Mann ist den Kunden .", "unknown verb form"),
+    ("Der Mann Sieht den Kunden .", "unknown verb form"),
+])
+def test_derive_refuses_premises_it_cannot_label(deriver, premise, reason):
+    [out] = list(deriver.derive_rows([{"premise": premise}]))
+    assert reason in out.get("error", ""), out
+
+
+def test_derive_pronoun_subject_without_pattern_has_none(deriver):
+    out = deriver.derive("Sie warnen den Arzt .")
+    assert out["pattern"] is None
+    assert out["hypotheses"][0]["text"] == "Der Arzt warnt sie ."
+    given = deriver.derive("Sie warnen den Arzt .", "plural_fem_v_sing_masc")
+    assert given["pattern"] == "plural_fem_v_sing_masc"
+
+
 def test_derive_reports_errors_and_continues(deriver):
     rows = [{"premise": "Hallo Welt"}, {"premise": "Die Lehrerin begrüßt Maria ."},
             {"premise": "Der Arzt warnt den Kunden ."}, {"premise": ""}]

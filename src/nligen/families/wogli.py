@@ -25,6 +25,8 @@ PATTERN_SUFFIX = {"wogli.dative": "_dative", "wogli.ditransitive": "_ditrans"}
 FRAME_TEMPLATE = {("acc",): "wogli.accusative", ("dat",): "wogli.dative",
                   ("dat", "acc"): "wogli.ditransitive"}
 LABEL_CODES = {"non-entailment": 1, "entailment": 2}
+_FRAME_NAMES = {("acc",): "an accusative object", ("dat",): "a dative object",
+                ("dat", "acc"): "a dative and an accusative object"}
 
 MAIN_COLUMNS = ("premise", "hypothesis", "label", "pattern", "verb_lemma", "p_subject",
                 "p_object", "p_subject_det", "p_object_det")
@@ -146,9 +148,14 @@ class Deriver:
             if not readings:
                 raise AnalysisError(f"no reading with {'+'.join(frame)} object(s) for this verb")
         else:
-            known = [r for r in readings if r.frame in self.index.frames.get(r.verb.lemma, ())]
-            if known:
-                readings = known
+            lemmas = {r.verb.lemma for r in readings}
+            frames = set().union(*(self.index.frames.get(lem, set()) for lem in lemmas))
+            if frames:  # a verb of our lexicons: its case frame decides
+                readings = [r for r in readings if r.frame in frames]
+                if not readings:
+                    wanted = " or ".join(_FRAME_NAMES[f] for f in sorted(frames))
+                    raise AnalysisError(f"'{'/'.join(sorted(lemmas))}' takes {wanted}, "
+                                        "which this premise does not have")
             elif any(r.frame == ("acc",) for r in readings):
                 readings = [r for r in readings if r.frame == ("acc",)]
         if pattern:
@@ -165,9 +172,18 @@ class Deriver:
         outputs = {}
         for r in readings:
             obj = r.objects[0]
+            if r.subject.np._identity == obj.np._identity:
+                raise AnalysisError("subject and object are the same noun phrase: swapping "
+                                    "them changes nothing")
             if not marked_order_is_disambiguated(r.subject.np, obj.np, obj.case):
                 continue
             hyps = self._render(template, r)
+            texts = {}
+            for h in hyps:  # the family's distinct_hypotheses check, applied here too
+                if texts.get(h["text"], h["label"]) != h["label"]:
+                    raise AnalysisError(f"two hypotheses with different labels read "
+                                        f"{h['text']!r}")
+                texts[h["text"]] = h["label"]
             outputs.setdefault(tuple((h["type"], h["text"]) for h in hyps), (r, hyps))
         if not outputs:
             raise AnalysisError("morphology does not disambiguate the object-first order "
@@ -177,8 +193,11 @@ class Deriver:
                                 "hypotheses; give its pattern or verb_lemma")
         reading, hyps = next(iter(outputs.values()))
         suffix = PATTERN_SUFFIX.get(template.id, "")
-        return {"premise": premise, "pattern": pattern or _pattern_of(reading, np_type_of) + suffix,
-                "hypotheses": hyps}
+        if not pattern and reading.subject.np.kind != "pronoun":
+            pattern = _pattern_of(reading, np_type_of) + suffix
+        # A pronoun subject stands for several noun-phrase types: without a given pattern
+        # it has none (null).
+        return {"premise": premise, "pattern": pattern, "hypotheses": hyps}
 
     def _render(self, template, reading) -> list[dict[str, str]]:
         names = [s for s in template.slots]

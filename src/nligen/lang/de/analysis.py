@@ -9,6 +9,7 @@ and ablaut (loaded lazily, only then).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 from ...errors import AnalysisError, LexiconError
@@ -224,19 +225,23 @@ class ClauseAnalyser:
             found = [(e, n) for e, n in found if e["lemma"] == verb_lemma]
         if found:
             return [(Verb("V", e), n) for e, n in found]
-        if not self.fallback:
-            return []
+        if not self.fallback or not token.islower() or token in _auxiliary_forms():
+            return []  # finite verbs after the subject are lower case; no auxiliaries
         from .sources import ablaut_present, lemma_for_verb_form, weak_present
 
         if verb_lemma:
             lemma = verb_lemma
+            # The weak paradigm only when the lemma is given: transitive erschrecken is
+            # weak (erschreckt) where ablaut gives the strong intransitive erschrickt.
+            paradigms = (ablaut_present, weak_present)
         else:
             guess = lemma_for_verb_form(token)
             if guess is None:
                 return []
             lemma = guess[0]
+            paradigms = (ablaut_present,)
         out = []
-        for paradigm in (ablaut_present, weak_present):
+        for paradigm in paradigms:
             try:
                 sg, pl = paradigm(lemma)
             except LexiconError:
@@ -277,6 +282,20 @@ class ClauseAnalyser:
                     if first.case == "dat" and second.case == "acc" and second.end == len(tokens):
                         out.append([first, second])
         return out
+
+
+# Auxiliaries and modals head no SVO clause with two noun-phrase arguments.
+AUXILIARIES = ("sein", "haben", "werden", "können", "müssen", "sollen", "wollen", "dürfen")
+
+
+@lru_cache(maxsize=1)
+def _auxiliary_forms() -> frozenset[str]:
+    from .sources import ablaut_present
+
+    forms = set()
+    for lemma in AUXILIARIES:
+        forms.update(ablaut_present(lemma))
+    return frozenset(forms)
 
 
 def _dedupe(readings: list[NPReading]) -> list[NPReading]:

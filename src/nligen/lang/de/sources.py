@@ -198,6 +198,4 @@ def lemma_for_verb_form(form: str) -> tuple[str, str] | None:
             return cand, "pl"
         if sg == form:
             return cand, "sg"
-        if weak_present(cand)[0] == form:
-            return cand, "sg"
     return None
