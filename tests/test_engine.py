@@ -97,11 +97,22 @@ def test_fixed_label_hypotheses_come_in_groups_with_variants(tmp_path):
 
 
 def test_capacity_error_names_the_template(tmp_path):
-    # 2 women x 3 others = 6 fillings per variant, 12 in all: 13 units are too many.
+    # 2 women x 3 others = 6 fillings per variant, 12 in all (24 pairs): 26 are too many.
     with pytest.raises(CapacityError) as info:
         generate(project(tmp_path, fixed=FIXED), n=26, seed=0)
     msg = str(info.value)
-    assert "toy.fixed" in msg and "at most 6" in msg
+    assert "toy.fixed [f]: 12" in msg and "at most 24" in msg
+
+
+def test_capacity_error_names_the_exhausted_variant(tmp_path):
+    root = project(tmp_path, fixed=FIXED)
+    (root / "lexicons" / "people.yaml").write_text(PEOPLE + "  - {name: Eve, gender: f}\n",
+                                                   encoding="utf-8")
+    # f: 3 x 4 = 12 fillings, m: 2 x 4 = 8; 36 pairs = 9 units each: m runs out.
+    with pytest.raises(CapacityError) as info:
+        generate(root, n=36, seed=0)
+    msg = str(info.value)
+    assert "toy.fixed [m]" in msg and "at most 8" in msg
 
 
 def test_exhausting_the_capacity_exactly_works(tmp_path):

@@ -197,7 +197,8 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
              family: str | None = None, command: str | None = None,
              arguments: Mapping[str, Any] | None = None,
              tsv_formats: Mapping[str, TsvFormat] | None = None,
-             progress: Callable[[int], None] | None = None) -> Dataset:
+             progress: Callable[[int], None] | None = None,
+             variant_option: str = "--variant") -> Dataset:
     """Generate a dataset from templates and lexicons.
 
     ``n`` is the number of problems (pairs); by default the family's
@@ -212,7 +213,8 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     lexicon_set = _lexicon_set(lexicons, template_set)
     if not sets and fam.get("default_set"):
         sets = [fam["default_set"]]
-    selection = Selection(sets=sets, variants=variants, templates=template_ids)
+    selection = Selection(sets=sets, variants=variants, templates=template_ids,
+                          variant_option=variant_option)
     engine = Engine(template_set, lexicon_set, seed, selection)
     cells = engine.cells()
     if n is None:
@@ -220,6 +222,7 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
         n = sum(c.pairs_per_unit for c in cells) * units
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise UsageError(f"must be a positive integer (got {n})", "--n")
+    engine.check_total(n)
     options = split_options or SplitOptions()
     options.name = split
     if not options.cover and split == "augmentation":
@@ -276,15 +279,23 @@ def _lexicon_set(lexicons, template_set: TemplateSet) -> LexiconSet:
 
 
 def _template_hashes(engine: Engine, template_set: TemplateSet) -> dict[str, str]:
+    """SHA-256 of every template file used, and of the family.yaml whose defaults apply."""
+    import hashlib
+
+    from .templates import FAMILY_FILE
+
     out = {}
     base = template_set.root.parent if template_set.root is not None else None
-    for t in engine.templates:
-        path = t.path
+    paths = [(t.path, t.sha256) for t in engine.templates]
+    if template_set.root is not None and (template_set.root / FAMILY_FILE).is_file():
+        family_file = template_set.root / FAMILY_FILE
+        paths.append((family_file, hashlib.sha256(family_file.read_bytes()).hexdigest()))
+    for path, sha in paths:
         try:
             key = path.resolve().relative_to(base.resolve()).as_posix() if base else path.name
         except ValueError:
             key = path.name
-        out[key] = t.sha256
+        out[key] = sha
     return dict(sorted(out.items()))
 
 

@@ -18,6 +18,13 @@ from .errors import NligenError, UsageError
 EXIT_USER_ERROR = 2
 
 
+def emit(line: str = "") -> None:
+    """One line of output on stdout, as UTF-8 bytes."""
+    from .writers import write_stdout
+
+    write_stdout(line + "\n")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2, no usage dump
         raise UsageError(message, self.prog)
@@ -45,7 +52,7 @@ def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
     p.add_argument("--heldout", action="append", metavar="P",
                    help="with --split pattern: a pattern to hold out (repeatable; default: "
                         "a quarter of the patterns, chosen by seed)")
-    p.add_argument("--test-lemmas", type=float, default=0.3, metavar="F",
+    p.add_argument("--test-lemmas", type=float, default=None, metavar="F",
                    help="with --split lexical: share of verbs/nouns reserved for test (0.3)")
     p.add_argument("--format", default="jsonl", metavar="FMT", help=formats)
     p.add_argument("-o", "--output", default=None, metavar="PATH",
@@ -142,8 +149,14 @@ def _command_line(argv: Sequence[str]) -> str:
 def _split_options(args):
     from .splits import SplitOptions
 
+    for flag, value, split in (("--train-size", args.train_size, None),
+                               ("--heldout", args.heldout, "pattern"),
+                               ("--test-lemmas", args.test_lemmas, "lexical")):
+        if value is not None and (args.split is None or split and args.split != split):
+            needs = f"--split {split}" if split else "--split"
+            raise UsageError(f"only makes sense with {needs}", flag)
     return SplitOptions(train_size=args.train_size, heldout=args.heldout,
-                        test_lemma_fraction=args.test_lemmas)
+                        test_lemma_fraction=0.3 if args.test_lemmas is None else args.test_lemmas)
 
 
 def _arguments(args, keys) -> dict[str, Any]:
@@ -172,8 +185,9 @@ def cmd_wogli(args, argv) -> int:
     if args.sets and "all" in args.sets:
         if len(args.sets) > 1:
             raise UsageError("'all' cannot be combined with other sets", "--set")
-        if args.output and not is_dir_target(args.output):
-            raise UsageError("with --set all, -o must be a folder (end it with /)", "-o")
+        if not args.output or not is_dir_target(args.output):
+            raise UsageError("with --set all, -o must be a folder (end it with /): each set "
+                             "gets its own subfolder", "-o")
         datasets = {}
         for name in wogli.PAPER_SETS:  # generate everything before writing anything
             # Each set's manifest records the command that regenerates that set alone.
@@ -185,9 +199,9 @@ def cmd_wogli(args, argv) -> int:
             datasets[name] = wogli.generate(sets=[name], split_options=_split_options(args),
                                             **options)
         for name, ds in datasets.items():
-            out = None if not args.output else str(Path(args.output) / name) + "/"
+            out = str(Path(args.output) / name) + "/"
             ds.write(out, args.format)
-            if out and not args.quiet:
+            if not args.quiet:
                 print(f"wrote {len(ds)} problems to {out}", file=sys.stderr)
         return 0
     ds = wogli.generate(sets=args.sets, split_options=_split_options(args), **options)
@@ -202,21 +216,24 @@ def cmd_wogli_derive(args) -> int:
         raise UsageError(f"unknown set {args.set!r} (known: {', '.join(wogli.SET_TEMPLATES)})",
                          "--set")
     if args.file in (None, "-"):
-        text = sys.stdin.read()
         where = "<stdin>"
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
     else:
         where = args.file
         try:
-            text = Path(args.file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
-                             where) from None
+            raw = Path(args.file).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read: {exc.strerror}", where) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not UTF-8 text (byte {exc.start})", where) from None
     rows = wogli.read_premise_table(text, where)
     deriver = wogli.Deriver()
-    out = sys.stdout
-    for result in deriver.derive_rows(rows, args.set):
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
-    out.flush()
+    from .writers import write_stdout
+
+    write_stdout(json.dumps(result, ensure_ascii=False) + "\n"
+                 for result in deriver.derive_rows(rows, args.set))
     return 0
 
 
@@ -241,8 +258,8 @@ def cmd_validate(args) -> int:
         print(f"error: {p}", file=sys.stderr)
     if report.problems:
         return EXIT_USER_ERROR
-    print(f"ok: {report.templates} template(s), {report.variants} variant(s); every slot "
-          "resolves and every label is reachable")
+    emit(f"ok: {report.templates} template(s), {report.variants} variant(s); every slot "
+         "resolves and every label is reachable")
     return 0
 
 
@@ -258,14 +275,14 @@ def cmd_list(args) -> int:
         rows = list_variants(templates_dir(name))
         if args.json:
             for row in rows:
-                print(json.dumps({"family": name, **row}, ensure_ascii=False))
+                emit(json.dumps({"family": name, **row}, ensure_ascii=False))
             continue
-        print(f"# {name}: {len(rows)} template variant(s)")
+        emit(f"# {name}: {len(rows)} template variant(s)")
         width = max(len(r["variant"] or r["template"]) for r in rows)
         for r in rows:
             cap = "?" if r["capacity"] is None else f"{r['capacity']:,}"
-            print(f"{r['template']:<20} {r['variant'] or '-':<{width}}  sets={','.join(r['sets'])}"
-                  f"  labels={','.join(r['labels'])}  capacity={cap}")
+            emit(f"{r['template']:<20} {r['variant'] or '-':<{width}}  sets={','.join(r['sets'])}"
+                 f"  labels={','.join(r['labels'])}  capacity={cap}")
     return 0
 
 
@@ -278,8 +295,8 @@ def cmd_lexicon(args) -> int:
         report = build(root, check_only=args.check)
         for name, counts in report.items():
             detail = ", ".join(f"{k} {v}" for k, v in counts.items())
-            print(f"{name}: {detail}")
-        print("checked (nothing written)" if args.check else f"wrote {root / 'de'}/*.json")
+            emit(f"{name}: {detail}")
+        emit("checked (nothing written)" if args.check else f"wrote {root / 'de'}/*.json")
         return 0
     raise UsageError("expected an action: build-de", "gen lexicon")
 
@@ -311,13 +328,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"unknown command {args.command!r}", "gen")
     except NligenError as exc:
         where = exc.where or ("gen " + (argv[0] if argv else ""))
-        first, *rest = exc.what.splitlines() or [""]
-        print(f"error: {where}: {first}", file=sys.stderr)
-        for line in rest:  # only the lexicon builder lists several problems
-            print(line, file=sys.stderr)
+        _error_line(f"{where}: {exc.what}")
         return EXIT_USER_ERROR
+    except (RecursionError, MemoryError) as exc:
+        # Input so large or deeply nested that a limit was hit before a check caught it.
+        _error_line(f"gen {argv[0] if argv else ''}: input too large or too deeply nested "
+                    f"({type(exc).__name__})")
+        return EXIT_USER_ERROR
+    except BrokenPipeError:
+        return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _error_line(message: str) -> None:
+    from .datafiles import printable
+
+    sys.stderr.write(f"error: {printable(message)}\n")
+    sys.stderr.flush()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import datetime as _dt
+import math
 import operator
 from collections.abc import Mapping
 from typing import Any, Callable
@@ -42,6 +43,8 @@ _COMPARE_OPS = {
 }
 _ARITH_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _MAX_STR = 10_000
+_MAX_INT_BITS = 256
+_MAX_DEPTH = 60
 
 
 def get_field(value: Any, name: str) -> Any:
@@ -62,8 +65,35 @@ def _scalar(value: Any) -> Any:
     return unwrap(value) if unwrap is not None else value
 
 
+def _check_number(value: Any) -> Any:
+    """Numbers stay small: big integers make every operation slow (a DoS), and NaN or
+    infinity would make comparisons meaningless."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > _MAX_INT_BITS:
+            raise ConditionError(f"number larger than 2**{_MAX_INT_BITS}")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ConditionError("number is not finite")
+    return value
+
+
+def _depth(node: ast.AST) -> int:
+    deepest = 0
+    stack = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(current))
+    return deepest
+
+
 def _arith(op: type, left: Any, right: Any) -> Any:
+    return _check_number(_arith_unchecked(op, left, right))
+
+
+def _arith_unchecked(op: type, left: Any, right: Any) -> Any:
     left, right = _scalar(left), _scalar(right)
+    _check_number(left)
+    _check_number(right)
     symbol = _ARITH_SYMBOL[op]
     for v in (left, right):
         if isinstance(v, bool) or not isinstance(
@@ -138,6 +168,10 @@ class Condition:
             tree = ast.parse(self.source, mode="eval")
         except SyntaxError as exc:
             raise ConditionError(f"cannot parse condition {self.source!r}: {exc.msg}") from None
+        except (RecursionError, MemoryError, ValueError):
+            raise ConditionError("condition nested too deeply") from None
+        if _depth(tree) > _MAX_DEPTH:
+            raise ConditionError(f"condition nested more than {_MAX_DEPTH} levels deep")
         self.names: set[str] = set()
         body = tree.body
         if isinstance(body, ast.Tuple):  # top-level comma = conjunction
@@ -151,8 +185,8 @@ class Condition:
                     f"condition {self.source!r} uses unknown name(s): {', '.join(sorted(unknown))}"
                 )
         self.constant: bool | None = None
-        if not (self.names - set(ntime.UNITS)):
-            self.constant = bool(self(dict(ntime.UNITS)))
+        if not (self.names - set(ntime.UNITS)):  # no slots: evaluate once, now
+            self.constant = self(dict(ntime.UNITS))
 
     @property
     def slot_names(self) -> set[str]:
@@ -160,9 +194,13 @@ class Condition:
         return {n for n in self.names if n not in ntime.UNITS}
 
     def __call__(self, env: Env) -> bool:
-        result = self._fn(env)
+        try:
+            result = self._fn(env)
+        except (OverflowError, ValueError, ArithmeticError) as exc:
+            raise ConditionError(f"condition {self.source!r}: {type(exc).__name__}") from None
         if not isinstance(result, bool):
-            raise ConditionError(f"condition {self.source!r} gave {result!r}, not true/false")
+            raise ConditionError(
+                f"condition {self.source!r} gave a {type(result).__name__}, not true/false")
         return result
 
     def __repr__(self) -> str:
@@ -173,9 +211,10 @@ class Condition:
         if isinstance(node, ast.Constant):
             value = node.value
             if value is None or isinstance(value, (bytes, complex)) or value is Ellipsis:
-                raise ConditionError(f"literal {value!r} is not allowed")
+                raise ConditionError(f"literal {type(value).__name__} is not allowed")
             if isinstance(value, str) and len(value) > _MAX_STR:
                 raise ConditionError("string literal too long")
+            _check_number(value)
             return lambda env: value
         if isinstance(node, ast.Name):
             name = node.id

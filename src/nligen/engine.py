@@ -29,6 +29,8 @@ from .templates import Hypothesis, Template, TemplateSet, resolve_refs
 ENUMERATE_LIMIT = 200_000   # largest group of dependent slots listed for the permutation walk
 RANDOM_ATTEMPTS = 1_000     # tries per unit when a variant must be sampled at random
 DISTINCT_TRIES = 64         # redraws of one slot to satisfy `distinct`
+MAX_DISTINCT_EDGES = 12     # beyond this, capacity is reported as unknown
+LABEL_MISS_BUDGET = 200_000  # fillings walked without the wanted label before giving up
 
 SideFilter = Callable[[SlotValue], bool]
 
@@ -199,6 +201,8 @@ class Variant:
         if not has_deps:
             opts = {m: self.options(m) for m in members}
             edges = [(a, b) for a, b in combinations(members, 2) if b in self.distinct_peers[a]]
+            if len(edges) > MAX_DISTINCT_EDGES:  # inclusion-exclusion is 2**edges terms
+                return None
             return _count_with_distinct(opts, edges)
         # With dependencies: count by walking the group's slots (small groups only).
         budget = [2_000_000]
@@ -233,6 +237,16 @@ class Variant:
 
 class _TooBig(Exception):
     pass
+
+
+MAX_N = 100_000_000
+
+
+def _check_n(n: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise UsageError(f"must be a positive integer (got {n})", "--n")
+    if n > MAX_N:
+        raise UsageError(f"at most {MAX_N:,} problems per run (got {n:,})", "--n")
 
 
 class FillingWalker:
@@ -409,6 +423,7 @@ class Selection:
     sets: Sequence[str] | None = None
     variants: Sequence[str] | None = None
     templates: Sequence[str] | None = None
+    variant_option: str = "--variant"  # how the CLI calls the variant filter (WOGLI: --pattern)
 
 
 class Engine:
@@ -457,14 +472,20 @@ class Engine:
                 if t.variants is not None and not self._keep(v):
                     continue
                 out.append(v)
+        kept = {v.template.id for v in out}
+        for t in self.templates:
+            if t.id not in kept:
+                raise TemplateError("no variant passes the keep checks", f"{t.where}: variants")
         wanted = self.selection.variants
         if wanted:
             known = [v.name for v in out]
+            option = self.selection.variant_option
             for w in wanted:
                 if w not in known:
+                    noun = "pattern" if option == "--pattern" else "variant"
                     raise UsageError(
-                        f"unknown pattern {w!r} (known: {', '.join(dict.fromkeys(known))})",
-                        "--pattern",
+                        f"unknown {noun} {w!r} (known: {', '.join(dict.fromkeys(known)) or 'none'})",
+                        option,
                     )
             out = [v for v in out if v.name in set(wanted)]
         return out
@@ -500,15 +521,30 @@ class Engine:
             raise UsageError("the selection has no hypotheses to generate")
         return out
 
+    def check_total(self, n: int) -> None:
+        """Refuse, before any work, an n larger than every selected variant can give."""
+        _check_n(n)
+        bound = 0
+        parts = []
+        for v in self.variants:
+            cap = v.capacity()
+            if cap is None:
+                return
+            pairs = cap * len(self.selected_hypotheses(v.template))
+            bound += pairs
+            parts.append(f"{v.template.id}{f' [{v.name}]' if v.name else ''}: {pairs:,}")
+        if n > bound:
+            shown = "; ".join(parts[:5]) + ("; ..." if len(parts) > 5 else "")
+            raise CapacityError(f"asked for {n:,} problems but the selection can give at "
+                                f"most {bound:,} ({shown})", "--n")
+
     def default_units_per_cell(self) -> int:
         return int(self.template_set.family.get("default_units_per_variant", 100))
 
     @staticmethod
-    def plan(cells: Sequence[Cell], n: int) -> list[tuple[int, int, int]]:
+    def plan(cells: Sequence[Cell], n: int) -> Iterator[tuple[int, int, int]]:
         """Round-robin plan: (cell index, unit index, pairs to keep) until n pairs."""
-        if n <= 0:
-            raise UsageError(f"must be a positive integer (got {n})", "--n")
-        plan = []
+        _check_n(n)
         total = 0
         i = 0
         while total < n:
@@ -516,10 +552,23 @@ class Engine:
                 if total >= n:
                     break
                 k = min(cell.pairs_per_unit, n - total)
-                plan.append((c, i, k))
+                yield c, i, k
                 total += k
             i += 1
-        return plan
+
+    @staticmethod
+    def units_per_cell(cells: Sequence[Cell], n: int) -> list[int]:
+        """How many units the plan gives each cell (computed, not enumerated)."""
+        _check_n(n)
+        per_round = sum(c.pairs_per_unit for c in cells)
+        full, rest = divmod(n, per_round)
+        counts = [full] * len(cells)
+        for c, cell in enumerate(cells):
+            if rest <= 0:
+                break
+            counts[c] += 1
+            rest -= min(cell.pairs_per_unit, rest)
+        return counts
 
     # -- generation -----------------------------------------------------------------
     def generate(self, n: int, *, side: str = "", side_filter: SideFilter | None = None,
@@ -530,8 +579,8 @@ class Engine:
             for v in self.variants
         ]
         cells = self.cells(variants)
+        self._check_capacity(cells, self.units_per_cell(cells, n))
         plan = self.plan(cells, n)
-        self._check_capacity(cells, plan)
         seen = seen_pairs if seen_pairs is not None else set()
         pointers = [0] * len(cells)
         items: list[Item] = []
@@ -542,10 +591,10 @@ class Engine:
                 progress(len(items))
         return items
 
-    def _check_capacity(self, cells: Sequence[Cell], plan: Sequence[tuple[int, int, int]]) -> None:
+    def _check_capacity(self, cells: Sequence[Cell], units: Sequence[int]) -> None:
         asked: Counter = Counter()
-        for c, _, _ in plan:
-            asked[id(cells[c].variant)] += 1
+        for cell, count in zip(cells, units):
+            asked[id(cell.variant)] += count
         for cell in cells:
             v = cell.variant
             want = asked.pop(id(v), 0)
@@ -604,6 +653,8 @@ class Engine:
                 raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
             if rendered is None:
                 label_misses += 1
+                if label_misses > LABEL_MISS_BUDGET:
+                    self._exhausted(cell, index, label_misses, 0, cap)
                 continue
             keys = [(premise, text) for _, _, text, _ in rendered]
             if any(k in seen for k in keys) or len(set(keys)) != len(keys):

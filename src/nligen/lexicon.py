@@ -13,13 +13,11 @@ A lexicon is named by its path below the lexicon directory without extension
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from .datafiles import load_json, load_yaml
 from .errors import LexiconError
 
 LEXICON_SUFFIXES = (".json", ".yaml", ".yml", ".tsv")
@@ -86,21 +84,9 @@ def read_lexicon_file(path: Path, name: str) -> Lexicon:
         raise LexiconError("not UTF-8 text", str(path)) from None
     suffix = path.suffix.lower()
     if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise LexiconError(f"malformed JSON: {exc.msg} (line {exc.lineno})", str(path)) from None
-        meta, entries = _split_meta(data, path)
+        meta, entries = _split_meta(load_json(text, str(path), LexiconError), path)
     elif suffix in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = f" (line {mark.line + 1})" if mark else ""
-            raise LexiconError(f"malformed YAML{line}", str(path)) from None
-        meta, entries = _split_meta(data, path)
+        meta, entries = _split_meta(load_yaml(text, str(path), LexiconError), path)
     elif suffix == ".tsv":
         meta, entries = _read_tsv(text, path)
     else:
@@ -136,12 +122,16 @@ def _read_tsv(text: str, path: Path) -> tuple[dict, list]:
             body.append(line)
     if not body:
         return meta, []
-    reader = csv.DictReader(io.StringIO("\n".join(body)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = body[0].split("\t")
+    if len(set(header)) != len(header) or not all(header):
+        raise LexiconError("the header has empty or repeated column names", str(path))
     entries = []
-    for row in reader:
-        if None in row or any(v is None for v in row.values()):
-            raise LexiconError(f"row {reader.line_num} has the wrong number of columns", str(path))
-        entries.append(dict(row))
+    for number, line in enumerate(body[1:], start=2):
+        cells = line.split("\t")
+        if len(cells) != len(header):
+            raise LexiconError(f"row {number} has {len(cells)} columns, the header "
+                               f"{len(header)}", str(path))
+        entries.append(dict(zip(header, cells)))
     return meta, entries
 
 

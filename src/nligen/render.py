@@ -23,10 +23,12 @@ from jinja2.exceptions import SecurityError, TemplateError as JinjaTemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .errors import RenderError, TemplateError
+from .slots import SlotValue
 
 _OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK_RE = re.compile(f"{_OPEN}([^{_MID}]*){_MID}|{_CLOSE}")
 _MAX_OUTPUT = 20_000
+_MAX_DEPTH = 40
 
 _ALLOWED_NODES: tuple[type, ...] = (
     nodes.Template, nodes.Output, nodes.TemplateData, nodes.Name, nodes.Getattr,
@@ -85,7 +87,18 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         raise SecurityError("calls are not allowed in templates")
 
 
+def renderable(value: Any, where: str | None = None) -> Any:
+    """Only text, numbers and slot values are written: a method, a list or a mapping
+    would print Python internals (and memory addresses, which differ between runs)."""
+    if isinstance(value, (str, int, float, SlotValue)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, Undefined):
+        return value
+    raise RenderError(f"cannot write a {type(value).__name__} into a text", where)
+
+
 def _finalize(value: Any) -> Any:
+    renderable(value)
     slot = slot_of(value)
     if slot is None:
         return value
@@ -118,11 +131,15 @@ class Renderer:
             raise TemplateError(f"expected a text, got {type(source).__name__}", where)
         if any(ch in source for ch in (_OPEN, _MID, _CLOSE)):
             raise TemplateError("text contains reserved private-use characters", where)
+        if len(source) > _MAX_OUTPUT:
+            raise TemplateError(f"text longer than {_MAX_OUTPUT} characters", where)
         try:
             ast = self.env.parse(source)
         except TemplateSyntaxError as exc:
             raise TemplateError(f"Jinja syntax error: {exc.message} (line {exc.lineno})",
                                 where) from None
+        except (RecursionError, MemoryError, SyntaxError, ValueError):
+            raise TemplateError("text nested too deeply", where) from None
         _check_nodes(ast, where)
         for flt in ast.find_all(nodes.Filter):
             if flt.name not in self.env.filters:
@@ -139,10 +156,17 @@ class Renderer:
             template = self.env.from_string(source)
         except (TemplateSyntaxError, JinjaTemplateError) as exc:
             raise TemplateError(f"Jinja error: {exc}", where) from None
+        except (RecursionError, MemoryError, SyntaxError, ValueError):
+            raise TemplateError("text nested too deeply", where) from None
         return CompiledText(source, template, where, names, fields, _fast_plan(ast), self)
 
 
-def _check_nodes(node: nodes.Node, where: str) -> None:
+def _check_nodes(node: nodes.Node, where: str, depth: int = 0) -> None:
+    if depth > _MAX_DEPTH:
+        raise TemplateError(f"text nested more than {_MAX_DEPTH} levels deep", where)
+    if isinstance(node, nodes.Const) and isinstance(node.value, str) and any(
+            ch in node.value for ch in (_OPEN, _MID, _CLOSE)):
+        raise TemplateError("text contains reserved private-use characters", where)
     for child in node.iter_child_nodes():
         if not isinstance(child, _ALLOWED_NODES):
             kind = type(child).__name__
@@ -152,7 +176,7 @@ def _check_nodes(node: nodes.Node, where: str) -> None:
                 "Import": "imports", "FromImport": "imports", "Extends": "'extends'",
             }.get(kind, f"the construct {kind}")
             raise TemplateError(f"not allowed in templates: {hint}", where)
-        _check_nodes(child, where)
+        _check_nodes(child, where, depth + 1)
 
 
 def _fast_plan(ast: nodes.Template) -> list | None:
@@ -209,20 +233,30 @@ class CompiledText:
         if self._fast is not None:
             try:
                 return self._fast(context)
-            except RenderError:
-                raise
+            except RenderError as exc:
+                if exc.where:
+                    raise
+                raise RenderError(exc.what, self.where) from None
             except SecurityError as exc:
                 raise RenderError(f"forbidden operation: {exc}", self.where) from None
             except Exception as exc:
                 raise RenderError(f"{type(exc).__name__}: {exc}", self.where) from None
         try:
-            marked = self.template.render(context)
+            chunks, length = [], 0
+            for chunk in self.template.generate(context):
+                length += len(chunk)
+                if length > _MAX_OUTPUT * 2:  # marks included
+                    raise RenderError(f"output longer than {_MAX_OUTPUT} characters", self.where)
+                chunks.append(chunk)
+            marked = "".join(chunks)
         except SecurityError as exc:
             raise RenderError(f"forbidden operation: {exc}", self.where) from None
         except UndefinedError as exc:
             raise RenderError(f"undefined: {exc.message}", self.where) from None
-        except RenderError:
-            raise
+        except RenderError as exc:
+            if exc.where:
+                raise
+            raise RenderError(exc.what, self.where) from None
         except Exception as exc:  # a filter rejected its input, etc.
             raise RenderError(f"{type(exc).__name__}: {exc}", self.where) from None
         if len(marked) > _MAX_OUTPUT:
@@ -297,16 +331,16 @@ def _compile_plan(plan, renderer, where):
             if fn is None:
                 text = literal
             else:
-                text = str(fn(context))
+                text = str(renderable(fn(context), where))
                 if root is not None:
                     slot = getattr(context.get(root), "_slot_name", None)
                     if slot is not None:
                         spans.setdefault(slot, []).append([length, length + len(text)])
             parts.append(text)
             length += len(text)
+            if length > _MAX_OUTPUT:
+                raise RenderError(f"output longer than {_MAX_OUTPUT} characters", where)
         out = "".join(parts)
-        if len(out) > _MAX_OUTPUT:
-            raise RenderError(f"output longer than {_MAX_OUTPUT} characters", where)
         stripped = out.strip()
         if len(stripped) != len(out):
             offset = len(out) - len(out.lstrip())

@@ -26,6 +26,7 @@ from .errors import LexiconError, TemplateError
 from .lexicon import LexiconSet
 
 TEXT_FIELDS = ("text", "surface", "lemma", "name", "id")
+MAX_RANGE = 100_000
 
 
 class SlotValue:
@@ -124,14 +125,16 @@ class SlotKind(Protocol):
 
 
 def _entry_text(entry: Mapping[str, Any], field: str | None, where: str) -> str:
-    if field:
-        if field not in entry:
-            raise LexiconError(f"entry {entry!r} has no field {field!r}", where)
-        return str(entry[field])
-    for f in TEXT_FIELDS:
+    for f in [field] if field else TEXT_FIELDS:
         if f in entry:
-            return str(entry[f])
-    raise LexiconError(f"entry {entry!r} has none of the fields {', '.join(TEXT_FIELDS)}", where)
+            value = entry[f]
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise LexiconError(f"entry field {f!r} must be a text or number, not "
+                                   f"{type(value).__name__}", where)
+            return str(value)
+    if field:
+        raise LexiconError(f"an entry has no field {field!r}", where)
+    raise LexiconError(f"an entry has none of the fields {', '.join(TEXT_FIELDS)}", where)
 
 
 class LexiconKind:
@@ -183,23 +186,45 @@ class RangeKind:
     def options(self, spec, ctx):
         lo, hi = spec["range"]
         step = spec.get("step", 1)
-        count = (hi - lo) // step + 1
-        if count > 1_000_000:
-            raise TemplateError("range has more than 1,000,000 values", ctx.where)
         return [SlotValue(ctx.slot, str(v), {"value": v}, identity=str(v), key=str(v), scalar=v)
                 for v in range(lo, hi + 1, step)]
 
 
+def _scalar_ok(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def check_where(spec: Mapping[str, Any], where: str) -> None:
+    """``where: {field: value | [values] | $axis | $slot.field}``"""
+    if "where" not in spec:
+        return
+    cond = spec["where"]
+    if not isinstance(cond, Mapping):
+        raise TemplateError("'where' must be a mapping of field: value", where)
+    for key, value in cond.items():
+        values = value if isinstance(value, list) else [value]
+        if not isinstance(key, str) or not all(_scalar_ok(v) for v in values):
+            raise TemplateError(f"where.{key}: must be a value or a list of values", where)
+
+
+def check_text_param(spec: Mapping[str, Any], name: str, where: str,
+                     required: bool = False) -> None:
+    if name in spec and not isinstance(spec[name], str) or required and name not in spec:
+        raise TemplateError(f"'{name}' must be a text", where)
+
+
 def validate_builtin(kind: str, spec: Mapping[str, Any], where: str) -> None:
     """Shape checks for the built-in kinds (done when the template loads)."""
+    check_where(spec, where)
     if kind == "lexicon":
         if not isinstance(spec.get("lexicon"), str):
             raise TemplateError("'lexicon' must name a lexicon", where)
-        if "where" in spec and not isinstance(spec["where"], Mapping):
-            raise TemplateError("'where' must be a mapping of field: value", where)
+        check_text_param(spec, "text", where)
+        check_text_param(spec, "identity", where)
     elif kind == "values":
         if not isinstance(spec["values"], list) or not spec["values"]:
             raise TemplateError("'values' must be a non-empty list", where)
+        check_text_param(spec, "identity", where)
     elif kind == "range":
         rng = spec["range"]
         if (not isinstance(rng, list) or len(rng) != 2
@@ -209,6 +234,8 @@ def validate_builtin(kind: str, spec: Mapping[str, Any], where: str) -> None:
         step = spec.get("step", 1)
         if not isinstance(step, int) or isinstance(step, bool) or step <= 0:
             raise TemplateError("'step' must be a positive integer", where)
+        if (rng[1] - rng[0]) // step + 1 > MAX_RANGE:
+            raise TemplateError(f"range has more than {MAX_RANGE:,} values", where)
 
 
 BUILTIN_KINDS: dict[str, Callable[[], SlotKind]] = {

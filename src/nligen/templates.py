@@ -44,12 +44,14 @@ from typing import Any, Iterable, Mapping
 
 from . import time as ntime
 from .conditions import Condition, LabelRule
+from .datafiles import load_yaml
 from .errors import ConditionError, NligenError, TemplateError
 from .lang import Language, get_language
 from .render import CompiledText, Renderer
 from .slots import BUILTIN_KINDS, validate_builtin
 
 LABELS = ("entailment", "neutral", "contradiction", "non-entailment")
+MAX_VARIANTS = 10_000
 CHECKS = ("same_lemmas", "distinct_hypotheses")
 RESERVED_NAMES = {"variant", "True", "False", "None"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -159,8 +161,6 @@ class _Loc:
 
 
 def load_template_file(path: Path, family_defaults: Mapping[str, Any] | None = None) -> list[Template]:
-    import yaml
-
     family_defaults = family_defaults or {}
     try:
         raw = path.read_bytes()
@@ -168,14 +168,9 @@ def load_template_file(path: Path, family_defaults: Mapping[str, Any] | None = N
         raise TemplateError(f"cannot read: {exc.strerror}", str(path)) from None
     try:
         text = raw.decode("utf-8")
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except UnicodeDecodeError:
         raise TemplateError("not UTF-8 text", str(path)) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise TemplateError(f"malformed YAML{line}: {problem}", str(path)) from None
+    data = load_yaml(text, str(path), TemplateError)
     sha = hashlib.sha256(raw).hexdigest()
     if isinstance(data, Mapping):
         items = [data]
@@ -216,6 +211,11 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
 
     slots = _parse_slots(data.get("slots"), loc, axis_names, language)
     known_names = set(slots) | axis_names | {"variant"}
+    for i, (check_name, args) in enumerate(variants.keep if variants else []):
+        validate_args = getattr(language.variant_checks[check_name], "validate", None)
+        problem = validate_args(args, slots) if validate_args else None
+        if problem:
+            raise TemplateError(problem, loc(f"variants.keep[{i}].args"))
 
     distinct = []
     raw_distinct = data.get("distinct", [])
@@ -389,6 +389,11 @@ def _parse_variants(raw: Any, loc: _Loc, language: Language | None) -> VariantSp
     for ph in _PLACEHOLDER.findall(name_fmt):
         if ph not in clean_axes:
             raise TemplateError(f"placeholder {{{ph}}} is not an axis", loc("variants.name"))
+    combos = 1
+    for values in clean_axes.values():
+        combos *= len(values)
+    if combos > MAX_VARIANTS:
+        raise TemplateError(f"{combos:,} variants: at most {MAX_VARIANTS:,}", loc("variants.axes"))
     field_name = raw.get("field", "variant")
     if not isinstance(field_name, str) or not _IDENT.match(field_name):
         raise TemplateError("'field' must be a name", loc("variants.field"))
@@ -463,6 +468,8 @@ def _parse_slots(raw: Any, loc: _Loc, axis_names: set[str],
             kind = f"{lang_code}.{kind_name}"
             kind_obj = language.slot_kinds[kind_name]()
             allowed = set(kind_obj.params) | {"type", "where"}
+            if hasattr(kind_obj, "validate"):
+                kind_obj.validate(spec, loc(f))
         else:
             present = [k for k in BUILTIN_KINDS if k in spec]
             if len(present) != 1:
@@ -534,19 +541,41 @@ class TemplateSet:
 FAMILY_FILE = "family.yaml"
 
 
-def load_family_file(path: Path) -> dict[str, Any]:
-    import yaml
+FAMILY_KEYS = {
+    "name": str, "title": str, "language": str, "default_set": str, "description": str,
+    "citation": str, "license": str, "default_units_per_variant": int, "splits": dict,
+}
 
+
+def load_family_file(path: Path) -> dict[str, Any]:
+    """``family.yaml``: the family's name, language and defaults, checked like a template."""
+    where = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TemplateError(f"cannot read: {exc}", str(path)) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" at line {mark.line + 1}" if mark else ""
-        raise TemplateError(f"malformed YAML{line}", str(path)) from None
+        raise TemplateError(f"cannot read: {getattr(exc, 'strerror', None) or exc}", where) from None
+    data = load_yaml(text, where, TemplateError)
+    if data is None:
+        return {}
     if not isinstance(data, Mapping):
-        raise TemplateError("family file must be a mapping", str(path))
+        raise TemplateError("family file must be a mapping", where)
+    for key, value in data.items():
+        kind = FAMILY_KEYS.get(key)
+        if kind is None:
+            raise TemplateError(f"unknown field {key!r} (known: {', '.join(FAMILY_KEYS)})", where)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise TemplateError(f"{key}: must be {'a text' if kind is str else kind.__name__}",
+                                where)
+    units = data.get("default_units_per_variant")
+    if units is not None and not 0 < units <= 1_000_000:
+        raise TemplateError("default_units_per_variant: must be between 1 and 1,000,000", where)
+    for name in ("name", "default_set"):
+        if name in data and not _IDENT.match(data[name]) and not _TEMPLATE_ID.match(data[name]):
+            raise TemplateError(f"{name}: must be a name", where)
+    for split, options in (data.get("splits") or {}).items():
+        cover = options.get("cover", []) if isinstance(options, Mapping) else None
+        if not isinstance(cover, list) or not all(isinstance(c, str) for c in cover):
+            raise TemplateError(f"splits.{split}: must be a mapping like {{cover: [V]}}", where)
     return dict(data)
 
 

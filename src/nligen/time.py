@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as _dt
+import math
 from dataclasses import dataclass
 
 from .errors import ConditionError
@@ -47,6 +48,10 @@ class Duration:
     def __mul__(self, k):
         if isinstance(k, bool) or not isinstance(k, (int, float)):
             return NotImplemented
+        if isinstance(k, float) and (not math.isfinite(k) or abs(k) > 1e9):
+            raise ConditionError("duration multiple out of range")
+        if isinstance(k, int) and abs(k) > 10**9:
+            raise ConditionError("duration multiple out of range")
         if isinstance(k, float) and self.months and not k.is_integer():
             raise ConditionError(f"cannot take a fractional multiple of {self}")
         return Duration(int(self.months * k), self.seconds * k)

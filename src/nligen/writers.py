@@ -93,9 +93,11 @@ def write_files_atomically(folder: Path, files: Mapping[str, Content],
     ``extra`` receives the SHA-256 of every file written so far and returns more files
     (a manifest naming the others' hashes). Returns {name: sha256}.
     """
+    created = [p for p in [folder, *folder.parents] if not p.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        _remove_empty(created)
         raise UsageError(f"cannot create folder: {exc.strerror}", str(folder)) from None
     temps: list[tuple[str, Path]] = []
     digests: dict[str, str] = {}
@@ -125,10 +127,20 @@ def write_files_atomically(folder: Path, files: Mapping[str, Content],
                 os.unlink(tmp)
             except OSError:
                 pass
+        _remove_empty(created)
         if isinstance(exc, OSError):
             raise UsageError(f"cannot write: {exc.strerror}", str(folder)) from None
         raise
     return digests
+
+
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove folders this run created (innermost first) if they stayed empty."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _umask() -> int:
@@ -138,19 +150,39 @@ def _umask() -> int:
 
 
 def write_file_atomically(path: Path, content: Content) -> None:
-    if path.exists() and path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except OSError as exc:
+        raise UsageError(f"cannot write: {exc.strerror}", str(path)) from None
+    if is_dir:
         raise UsageError("is a folder (end the path with / to write per-split files)", str(path))
     write_files_atomically(path.parent if str(path.parent) else Path("."), {path.name: content})
 
 
+def stdout_bytes():
+    """stdout as bytes: output is UTF-8 with \\n line ends whatever the locale or
+    PYTHONIOENCODING say, so the bytes are the same everywhere."""
+    sys.stdout.flush()
+    return getattr(sys.stdout, "buffer", None)
+
+
 def write_stdout(content: Content) -> None:
-    out = sys.stdout
+    buffer = stdout_bytes()
     try:
         for chunk in ([content] if isinstance(content, str) else content):
-            out.write(chunk)
-        out.flush()
-    except BrokenPipeError:  # `gen ... | head`
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+            if buffer is not None:
+                buffer.write(chunk.encode("utf-8"))
+            else:  # a text-only stream (tests capturing stdout)
+                sys.stdout.write(chunk)
+        if buffer is not None:
+            buffer.flush()
+    except BrokenPipeError:  # `gen ... | head`: the reader left; that is not an error
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -7,10 +7,9 @@ own templates render the hypotheses, so generation and derivation cannot drift a
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from ..datafiles import printable
 from ..errors import AnalysisError, NligenError, UsageError
 from ..writers import TsvFormat
 
@@ -110,7 +109,7 @@ def generate(*, patterns=None, sets=None, n=None, seed=0, split=None, split_opti
         template_set, lexicons=lexicons, n=n, seed=seed, sets=sets,
         variants=normalise_patterns(template_set, sets, patterns), split=split,
         split_options=split_options, family="wogli", command=command, arguments=arguments,
-        tsv_formats=TSV_FORMATS, progress=progress)
+        tsv_formats=TSV_FORMATS, progress=progress, variant_option="--pattern")
 
 
 # -- derive -----------------------------------------------------------------------------
@@ -227,15 +226,16 @@ class Deriver:
 
 
 def read_premise_table(text: str, where: str) -> list[dict[str, str]]:
-    """Rows of a TSV with a header holding at least a ``premise`` column."""
+    """Rows of a TSV with a header holding at least a ``premise`` column (tab-separated,
+    no quoting, as the WOGLI release; a row with too few cells gets empty ones)."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         raise UsageError("empty input: expected a TSV header with a 'premise' column", where)
-    reader = csv.DictReader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
-    if not reader.fieldnames or "premise" not in reader.fieldnames:
+    header = lines[0].split("\t")
+    if "premise" not in header:
         raise UsageError(f"no 'premise' column in the header (columns: "
-                         f"{', '.join(reader.fieldnames or [])})", where)
-    return [dict(r) for r in reader]
+                         f"{printable(', '.join(header))[:200]})", where)
+    return [dict(zip(header, line.split("\t") + [""] * len(header))) for line in lines[1:]]
 
 
 def _strip_suffix(pattern: str) -> str:

@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ...datafiles import load_yaml
 from ...errors import LexiconError
 from .sources import (
     ablaut_present, ablaut_version, declension, german_nouns_rows, german_nouns_version,
@@ -46,14 +47,11 @@ DITRANSITIVE_CLASSES = ("giving", "taking", "sending", "communication", "secret"
 
 
 def _load_yaml(path: Path) -> dict:
-    import yaml
-
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LexiconError(f"cannot read: {exc.strerror}", str(path)) from None
-    except yaml.YAMLError:
-        raise LexiconError("malformed YAML", str(path)) from None
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path), LexiconError)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LexiconError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
+                           str(path)) from None
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
         raise LexiconError("expected a mapping with 'entries'", str(path))
     return data
@@ -295,7 +293,7 @@ def build(lexicon_dir: Path, check_only: bool = False) -> dict[str, Any]:
         meta["inputs"] = {k: v for k, v in meta["inputs"].items() if v is not None}
         outputs[f"{name}.json"] = dump_lexicon(meta, entries)
     if problems:
-        raise LexiconError("the build found problems:\n  " + "\n  ".join(problems),
+        raise LexiconError(f"the build found {len(problems)} problem(s): " + "; ".join(problems),
                            str(curated))
     if not check_only:
         write_files_atomically(lexicon_dir / "de", outputs)

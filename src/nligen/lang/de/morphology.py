@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...datafiles import printable
 from ...errors import LexiconError, RenderError
 from ...slots import SlotValue
 
@@ -107,16 +108,25 @@ class NounPhrase(SlotValue):
             raise RenderError(f"{self._text!r} has no {case} form") from None
 
 
+def _text_field(entry: Mapping[str, Any], key: str, lexicon: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value:
+        what = "lacks" if value in (None, "") else "has a non-text"
+        raise LexiconError(f"entry {printable(str(entry.get('lemma', entry.get('name', '?'))))!r} "
+                           f"{what} the form {key}", lexicon or None)
+    return value
+
+
 def noun_phrase(slot: str, entry: Mapping[str, Any], det: str | None, number: str,
                 lexicon: str = "") -> NounPhrase:
     """Build a determiner + noun phrase from a noun lexicon entry (forms nom_sg...dat_pl)."""
-    gender = entry["gender"]
+    _text_field(entry, "lemma", lexicon)
+    gender = entry.get("gender")
+    if gender not in GENDERS:
+        raise LexiconError(f"entry {entry['lemma']!r} needs gender m, f or n", lexicon or None)
     forms = {}
     for case in ("nom", "acc", "dat"):
-        noun = entry.get(f"{case}_{number}")
-        if not noun:
-            raise LexiconError(f"entry {entry.get('lemma')!r} lacks the form {case}_{number}",
-                               lexicon or None)
+        noun = _text_field(entry, f"{case}_{number}", lexicon)
         d = determiner(det, gender, number, case) if det else None
         forms[case] = f"{d} {noun}" if d else noun
     fields = {"lemma": entry["lemma"], "gender": gender, "number": number,
@@ -128,8 +138,8 @@ def noun_phrase(slot: str, entry: Mapping[str, Any], det: str | None, number: st
                       lemmas=(entry["lemma"],), key=f"{det}:{entry['lemma']}:{number}")
 
 
-def name_phrase(slot: str, entry: Mapping[str, Any]) -> NounPhrase:
-    name = entry["name"]
+def name_phrase(slot: str, entry: Mapping[str, Any], lexicon: str = "") -> NounPhrase:
+    name = _text_field(entry, "name", lexicon)
     forms = {"nom": name, "acc": name, "dat": name}
     fields = {"lemma": name, "gender": entry["gender"], "number": "sg", "determiner": None,
               "noun": name}
@@ -154,8 +164,7 @@ class Verb(SlotValue):
 
     def __init__(self, slot: str, entry: Mapping[str, Any], lexicon: str = ""):
         for k in ("lemma", "pres_3sg", "pres_3pl"):
-            if not entry.get(k):
-                raise LexiconError(f"verb entry {entry.get('lemma')!r} lacks {k}", lexicon or None)
+            _text_field(entry, k, lexicon)
         super().__init__(slot, entry["lemma"], entry, identity=entry["lemma"],
                          lemmas=(entry["lemma"],), key=f"verb:{entry['lemma']}")
         self.forms = {"sg": entry["pres_3sg"], "pl": entry["pres_3pl"]}
@@ -214,6 +223,22 @@ def _signature(np: NounPhrase, case: str) -> tuple:
     return (np.form(case) == np.form("nom"), np.number)
 
 
+def _validate_disambiguated(args: Mapping[str, Any], slots: Mapping[str, Any]) -> str | None:
+    """Problems with the check's arguments (None when fine): called when a template loads."""
+    for role in ("subject", "object"):
+        slot = args.get(role)
+        if not isinstance(slot, str) or slot not in slots:
+            return f"{role} must name a slot of the template"
+        if slots[slot].kind != "de.np" or slots[slot].slot_refs:
+            return f"{role} must be an np slot that depends on no other slot"
+    if args.get("case", "acc") not in ("acc", "dat"):
+        return "case must be acc or dat"
+    extra = set(args) - {"subject", "object", "case"}
+    if extra:
+        return f"unknown argument(s) {', '.join(sorted(map(str, extra)))}"
+    return None
+
+
 def disambiguated_check(options: Mapping[str, list], args: Mapping[str, Any]) -> bool:
     """Variant check ``de.disambiguated``: keep a variant when EVERY filling of its
     ``subject`` and ``object`` slots makes the object-first order unambiguous.
@@ -230,3 +255,6 @@ def disambiguated_check(options: Mapping[str, list], args: Mapping[str, Any]) ->
     reps_o = {_signature(o, case): o for o in objects}
     return all(marked_order_is_disambiguated(s, o, case)
                for s in reps_s.values() for o in reps_o.values())
+
+
+disambiguated_check.validate = _validate_disambiguated

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...errors import LexiconError, TemplateError
+from ...slots import check_text_param, check_where
 from .morphology import DETERMINERS, Verb, name_phrase, noun_phrase, pronoun_phrase
 
 # np_type -> (number, genders); "pnoun" = a first name.
@@ -25,6 +26,22 @@ class NounPhraseKind:
 
     params = ("np_type", "nouns", "names", "determiners", "pronoun")
 
+    @staticmethod
+    def validate(spec, where):
+        """Shape checks when the template loads ($axis references are resolved later)."""
+        check_where(spec, where)
+        np_type = spec.get("np_type")
+        if not isinstance(np_type, str) or (np_type not in NP_TYPES and not np_type.startswith("$")):
+            raise TemplateError(f"np_type must be one of {', '.join(NP_TYPES)} or $axis", where)
+        for name in ("nouns", "names"):
+            check_text_param(spec, name, where)
+        dets = spec.get("determiners", ["def"])
+        if not isinstance(dets, list) or not dets or any(d not in DETERMINERS for d in dets):
+            raise TemplateError(f"determiners must be a list drawn from {', '.join(DETERMINERS)}",
+                                where)
+        if not isinstance(spec.get("pronoun", False), bool):
+            raise TemplateError("pronoun must be true or false", where)
+
     def options(self, spec, ctx):
         np_type = spec.get("np_type")
         if np_type not in NP_TYPES:
@@ -41,7 +58,8 @@ class NounPhraseKind:
                 genders = sorted({e["gender"] for e in self._names(spec, ctx, where)})
             return [pronoun_phrase(ctx.slot, g, number) for g in (genders if number == "sg" else ["pl"])]
         if np_type == "pnoun":
-            return [name_phrase(ctx.slot, e) for e in self._names(spec, ctx, where)]
+            lex_name = spec["names"]
+            return [name_phrase(ctx.slot, e, lex_name) for e in self._names(spec, ctx, where)]
         if not spec.get("nouns"):
             raise TemplateError("an np slot needs 'nouns' (a noun lexicon)", ctx.where)
         lex = ctx.lexicons.get(spec["nouns"])
@@ -60,8 +78,9 @@ class NounPhraseKind:
         lex = ctx.lexicons.get(spec["names"])
         entries = lex.select(where)
         for e in entries:
-            if "name" not in e or e.get("gender") not in ("m", "f"):
-                raise LexiconError(f"name entry {e!r} needs 'name' and gender m or f", lex.name)
+            if not isinstance(e.get("name"), str) or e.get("gender") not in ("m", "f"):
+                raise LexiconError("every name entry needs a text 'name' and gender m or f",
+                                   lex.name)
         return entries
 
 
@@ -69,6 +88,11 @@ class VerbKind:
     """``{type: verb, lexicon: de/verbs_transitive, where: {...}}``"""
 
     params = ("lexicon",)
+
+    @staticmethod
+    def validate(spec, where):
+        check_where(spec, where)
+        check_text_param(spec, "lexicon", where, required=True)
 
     def options(self, spec, ctx):
         if not spec.get("lexicon"):

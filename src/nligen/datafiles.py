@@ -1,0 +1,107 @@
+"""Reading untrusted YAML and JSON data files safely.
+
+Templates, family files and lexicons come from users. Before PyYAML builds anything, the
+event stream is checked: no aliases (``*name``: a few bytes of nested aliases expand to
+billions of nodes), bounded nesting depth and size. After loading, every value must be
+plain data (text, number, true/false, null, list, mapping with text keys): no dates,
+binary or sets, no NaN or infinities, no integers of absurd size. Every failure becomes
+one error of the caller's class, naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .errors import NligenError
+
+MAX_DEPTH = 64
+MAX_EVENTS = 5_000_000
+MAX_INT_DIGITS = 30
+
+
+def _loader():
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str, where: str, error: type[NligenError]) -> Any:
+    import yaml
+
+    try:
+        depth = 0
+        events = 0
+        for event in yaml.parse(text, Loader=_loader()):
+            events += 1
+            if isinstance(event, yaml.AliasEvent):
+                raise error(f"YAML aliases (*{event.anchor}) are not supported", where)
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise error(f"nested more than {MAX_DEPTH} levels deep", where)
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+            if events > MAX_EVENTS:
+                raise error("file too large", where)
+        data = yaml.load(text, Loader=_loader())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise error(f"malformed YAML{line}: {problem}", where) from None
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        raise error(f"cannot load YAML: {printable(str(exc))[:160] or type(exc).__name__}",
+                    where) from None
+    check_plain(data, where, error)
+    return data
+
+
+def load_json(text: str, where: str, error: type[NligenError]) -> Any:
+    def refuse_constant(name: str) -> Any:
+        raise error(f"{name} is not a valid value", where)
+
+    try:
+        data = json.loads(text, parse_constant=refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise error(f"malformed JSON: {exc.msg} (line {exc.lineno})", where) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise error(f"cannot load JSON: {printable(str(exc))[:160] or type(exc).__name__}",
+                    where) from None
+    check_plain(data, where, error)
+    return data
+
+
+def check_plain(data: Any, where: str, error: type[NligenError]) -> None:
+    """Every value is JSON-like plain data with bounded integers and finite floats."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise error(f"nested more than {MAX_DEPTH} levels deep", where)
+        if value is None or isinstance(value, (str, bool)):
+            continue
+        if isinstance(value, int):
+            if value.bit_length() > MAX_INT_DIGITS * 4:
+                raise error(f"integer with more than {MAX_INT_DIGITS} digits", where)
+            continue
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise error("NaN and infinite numbers are not allowed", where)
+            continue
+        if isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+            continue
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if not isinstance(k, (str, int)):
+                    raise error(f"mapping key {k!r} is not a text", where)
+                stack.append((v, depth + 1))
+            continue
+        raise error(f"values of type {type(value).__name__} are not allowed (use text)", where)
+
+
+def printable(text: str) -> str:
+    """One line: control characters shown as escapes (for error messages)."""
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
