@@ -249,16 +249,17 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
         raise TemplateError("give either 'premise' or 'premises', not both", loc("premises"))
     if "premises" in data:
         raw_premises = data["premises"]
-        if not isinstance(raw_premises, list) or not raw_premises:
-            raise TemplateError("'premises' must be a non-empty list of texts", loc("premises"))
+        if not isinstance(raw_premises, list) or not 0 < len(raw_premises) <= 50:
+            raise TemplateError("'premises' must be a list of 1 to 50 texts", loc("premises"))
         premises = [compile_text(p, f"premises[{i}]") for i, p in enumerate(raw_premises)]
     elif "premise" in data:
         premises = [compile_text(data["premise"], "premise")]
     else:
         raise TemplateError("missing 'premise'", loc("premise"))
     separator = data.get("premise_separator", " ")
-    if not isinstance(separator, str):
-        raise TemplateError("'premise_separator' must be a text", loc("premise_separator"))
+    if not isinstance(separator, str) or len(separator) > 20:
+        raise TemplateError("'premise_separator' must be a text of at most 20 characters",
+                            loc("premise_separator"))
 
     cond_names = set(slots) | axis_names
     hypotheses: list[Hypothesis] = []
@@ -267,8 +268,9 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
             raise TemplateError("give 'hypotheses' or 'hypothesis' + 'label', not both",
                                 loc("hypotheses"))
         raw_h = data["hypotheses"]
-        if not isinstance(raw_h, list) or not raw_h:
-            raise TemplateError("'hypotheses' must be a non-empty list", loc("hypotheses"))
+        if not isinstance(raw_h, list) or not 0 < len(raw_h) <= 50:
+            raise TemplateError("'hypotheses' must be a list of 1 to 50 hypotheses",
+                                loc("hypotheses"))
         for i, h in enumerate(raw_h):
             f = f"hypotheses[{i}]"
             if not isinstance(h, Mapping):
