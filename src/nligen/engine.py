@@ -13,12 +13,12 @@ the first k problems are the same for any ``n`` and label/variant quotas are bal
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .errors import (
-    CapacityError, ConditionError, NligenError, RenderError, TemplateError,
+    CapacityError, ConditionError, NligenError, TemplateError,
     UnsatisfiableLabelError, UsageError,
 )
 from .lexicon import LexiconSet

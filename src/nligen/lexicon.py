@@ -51,15 +51,6 @@ class Lexicon:
         self._select_cache[key] = out
         return out
 
-    def fields(self) -> set[str]:
-        """Fields present in every entry."""
-        if not self.entries:
-            return set()
-        common = set(self.entries[0])
-        for e in self.entries[1:]:
-            common &= set(e)
-        return common
-
 
 def _freeze(v: Any) -> Any:
     return tuple(v) if isinstance(v, list) else v

@@ -16,7 +16,7 @@ spans in their ``rationale``.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, Undefined, UndefinedError, nodes
 from jinja2.exceptions import SecurityError, TemplateError as JinjaTemplateError
@@ -380,10 +380,3 @@ def strip_marks(marked: str) -> tuple[str, dict[str, list[list[int]]]]:
             s: [[max(0, a - offset), min(end, b - offset)] for a, b in v] for s, v in spans.items()
         }
     return stripped, spans
-
-
-def referenced_names(texts: Iterable[CompiledText]) -> set[str]:
-    names: set[str] = set()
-    for t in texts:
-        names |= t.names
-    return names

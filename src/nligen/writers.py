@@ -6,10 +6,7 @@ into place only when the whole run succeeded.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 import os
 import sys
 import tempfile
@@ -71,10 +68,6 @@ def iter_tsv(records: Iterable[Mapping[str, Any]], fmt: TsvFormat) -> Iterator[s
     for rec in chain(head, it):
         row = fmt.row(rec)
         yield "\t".join(_cell(row.get(c)) for c in cols) + "\n"
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def is_dir_target(path: str | os.PathLike) -> bool:

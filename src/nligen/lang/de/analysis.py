@@ -310,9 +310,5 @@ def _dedupe(readings: list[NPReading]) -> list[NPReading]:
     return out
 
 
-def analyse_words(lexicons) -> ClauseAnalyser:
-    return ClauseAnalyser(WordIndex.from_lexicons(lexicons))
-
-
 __all__ = ["LemmaAnalyser", "ClauseAnalyser", "ClauseReading", "NPReading", "WordIndex",
-           "np_type_of", "tokenize", "analyse_words"]
+           "np_type_of", "tokenize"]

@@ -78,8 +78,6 @@ PRONOUNS = {
 }
 PRONOUN_LEMMAS = {("m", "sg"): "er", ("f", "sg"): "sie", ("n", "sg"): "es", ("pl", "pl"): "sie"}
 
-NOUN_FORM_KEYS = tuple(f"{c}_{n}" for n in NUMBERS for c in ("nom", "acc", "dat"))
-
 
 class NounPhrase(SlotValue):
     """A third-person noun phrase with its forms in every case it is used in."""
