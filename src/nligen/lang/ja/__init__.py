@@ -1,0 +1,27 @@
+"""Japanese language layer: verb conjugation keyed on UniDic conjugation types.
+
+Filters for templates: one per conjugated form (``{{ vp_1|te }}``, ``{{ vp_1|past }}``,
+``{{ vp_1|progressive }}``, ...), each taking a verb slot (its text is the lemma).
+"""
+
+from __future__ import annotations
+
+from .. import Language
+from .conjugation import FORMS, ConjugationError, conjugate
+
+
+def _form_filter(form: str):
+    def apply(value) -> str:
+        return conjugate(str(value), form)
+
+    apply.__name__ = form
+    return apply
+
+
+LANGUAGE = Language(
+    code="ja",
+    name="Japanese",
+    filters={form: _form_filter(form) for form in FORMS},
+)
+
+__all__ = ["LANGUAGE", "FORMS", "ConjugationError", "conjugate"]

@@ -1,0 +1,72 @@
+"""Japanese conjugation (nligen.lang.ja): the interface, irregular verbs, and every form
+analysing back to its lemma with fugashi."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from nligen.lang.ja import FORMS, ConjugationError, conjugate
+from nligen.lang.ja.conjugation import analyses_back
+
+# Dictionary forms across every conjugation class UniDic distinguishes here.
+VERBS = [
+    "書く", "行く", "泳ぐ", "話す", "待つ", "死ぬ", "呼ぶ", "読む", "帰る", "買う", "問う",
+    "ある", "食べる", "着る", "見る", "起きる", "信じる", "いる", "寝る", "遅れる", "来る",
+    "くる", "する", "到着する", "勉強する", "署名する", "感ずる", "出て行く", "書き始める",
+    "持って来る", "歩く", "住む", "働く", "送る", "会う", "遊ぶ", "入る", "走る", "出る",
+]
+
+EXPECTED = {
+    "書く": "書く 書いた 書いて 書いている 書いていた 書き 書かない 書かず",
+    "行く": "行く 行った 行って 行っている 行っていた 行き 行かない 行かず",
+    "来る": "来る 来た 来て 来ている 来ていた 来 来ない 来ず",
+    "くる": "くる きた きて きている きていた き こない こず",
+    "ある": "ある あった あって あっている あっていた あり ない あらず",
+    "到着する": "到着する 到着した 到着して 到着している 到着していた 到着し 到着しない 到着せず",
+    "食べる": "食べる 食べた 食べて 食べている 食べていた 食べ 食べない 食べず",
+    "泳ぐ": "泳ぐ 泳いだ 泳いで 泳いでいる 泳いでいた 泳ぎ 泳がない 泳がず",
+    "死ぬ": "死ぬ 死んだ 死んで 死んでいる 死んでいた 死に 死なない 死なず",
+    "買う": "買う 買った 買って 買っている 買っていた 買い 買わない 買わず",
+    "感ずる": "感ずる 感じた 感じて 感じている 感じていた 感じ 感じない 感ぜず",
+}
+
+
+def test_forms_are_the_interface():
+    assert FORMS == ("plain", "past", "te", "progressive", "progressive_past",
+                     "continuative", "negative", "negative_zu")
+
+
+@pytest.mark.parametrize("lemma", sorted(EXPECTED))
+def test_irregular_and_regular_paradigms(lemma):
+    assert [conjugate(lemma, f) for f in FORMS] == EXPECTED[lemma].split()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(VERBS), st.sampled_from(FORMS))
+def test_every_form_analyses_back_to_its_lemma(lemma, form):
+    assert analyses_back(lemma, form), (lemma, form, conjugate(lemma, form))
+
+
+def test_unknown_form_and_non_verb_are_clear_errors():
+    with pytest.raises(ConjugationError, match="unknown form 'imperative'"):
+        conjugate("書く", "imperative")
+    with pytest.raises(ConjugationError, match="猫"):
+        conjugate("猫", "past")
+    with pytest.raises(ConjugationError):
+        conjugate("", "past")
+
+
+def test_filters_for_templates(tmp_path):
+    from nligen import generate
+
+    (tmp_path / "lexicons").mkdir()
+    (tmp_path / "lexicons" / "verbs.yaml").write_text(
+        "entries:\n  - {lemma: 到着する}\n  - {lemma: 行く}\n", encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        "id: ja.one\nlanguage: ja\nslots:\n  v: {lexicon: verbs}\n"
+        "premises: ['アリスは駅に{{ v|past }}。']\npremise_separator: ''\n"
+        "hypothesis: 'アリスは駅に{{ v|te }}いない。'\nlabel: contradiction\n", encoding="utf-8")
+    ds = generate(tmp_path, n=2, seed=0)
+    texts = {r["premise"] for r in ds.records}
+    assert texts == {"アリスは駅に到着した。", "アリスは駅に行った。"}
