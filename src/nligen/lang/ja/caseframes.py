@@ -1,0 +1,283 @@
+"""Case frames from KNP-format corpora with gold predicate-argument (<rel>) annotations.
+
+For every verbal predicate (a tag holding a verb, or a サ変 noun followed by する) the rel
+tags name its arguments by case (ガ, ヲ, ニ, ...) and point at the argument's tag by
+sentence id and tag id. We collect, per predicate lemma, the case-slot sets (frames), the
+head nouns filling each slot with their frequencies, and the argument *tuples* seen
+together in one clause. Exophora (著者, 不特定:人 ...) are not nouns: they are counted
+apart (a person-type exophor in ガ is evidence of a human agent).
+
+Malformed input (a truncated file, a line with missing fields, an unknown rel type) is
+reported with file and line and skipped; the rest of the corpus is read.
+"""
+
+from __future__ import annotations
+
+import re
+import tarfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+# Argument cases kept for frames (surface case particles of the verb).
+CASES = ("ガ", "ヲ", "ニ", "デ", "ト", "カラ", "ヘ", "ヨリ", "マデ")
+# Every rel type of the Kyoto University annotation scheme met in the corpora: others are
+# reported as unknown.
+KNOWN_REL_TYPES = {
+    *CASES, "ノ", "ノ？", "ガ２", "判ガ", "時間", "修飾", "外の関係", "トイウ", "=", "=構",
+    "=役", "ニヨッテ", "ニツイテ", "ニカンシテ", "トシテ", "マデニ", "ニタイシテ", "ニオイテ",
+    "ニムケテ", "ニトッテ", "ヲツウジテ", "ニアワセテ", "ニトモナッテ", "ニモトヅイテ",
+    "ニクワエテ", "ニヨラズ", "ヲメグッテ", "ニカワッテ", "ニソッテ", "ヲノゾイテ", "ニツヅイテ",
+    "ヲフクメテ", "ニオウジテ", "ヲハジメテ", "ニカギッテ", "ニアタッテ", "ニマツワル",
+    "ニヨル", "ヲモッテ", "ニシタガッテ", "ヲトオシテ", "ニツレテ", "ニムカッテ", "ニカラム",
+    "ヲツカッテ", "ヲヌキニシテ", "ニサキダッテ", "ニクラベテ", "トトモニ", "ニカケテ",
+    "ニヨリ", "ヲノゾク", "ニナランデ", "ニヒキツヅイテ", "ヲモトニ", "ニトドマラズ",
+    "ヨリモ", "トイッタ", "ヲカギリニ", "ヲマエニ", "ニシテ", "ニカギラズ", "ニカンスル", "ニツク",
+    "ニタイスル", "ニカワル", "ヲツウジル",
+}
+# Exophoric antecedents that stand for people (evidence of human, agent-like arguments).
+PERSON_EXOPHORA = ("著者", "読者", "不特定:人")
+# Nouns that are grammar, not content: formal nouns and the like (JUMAN 形式名詞 and
+# 副詞的名詞 are excluded by category too; these are common 普通名詞 of the same kind).
+FORMAL_NOUNS = {"こと", "もの", "ところ", "方", "ほう", "ため", "よう", "の", "わけ", "はず",
+                "つもり", "まま", "うち", "ほか", "他", "点", "形", "場合", "的", "等", "など",
+                "中", "上", "下", "前", "後", "間", "際", "時", "とき", "事", "物", "所"}
+KEPT_NOUN_CLASSES = {"普通名詞", "サ変名詞"}
+PROPER_NOUN_CLASSES = {"固有名詞", "人名", "地名", "組織名"}
+
+
+@dataclass
+class Problem:
+    where: str  # file:line
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
+@dataclass
+class Morpheme:
+    surface: str
+    lemma: str
+    pos: str
+    subpos: str
+    conj_type: str
+
+
+@dataclass
+class Tag:
+    tag_id: int
+    morphemes: list[Morpheme]
+    rels: list[tuple[str, str, str | None, int | None, int]]  # type, target, sid, id, line
+
+
+@dataclass
+class Sentence:
+    sid: str
+    tags: list[Tag]
+
+
+@dataclass
+class FrameCounts:
+    count: int = 0
+    frames: Counter = field(default_factory=Counter)        # tuple(cases) -> n
+    nouns: dict = field(default_factory=lambda: defaultdict(Counter))  # case -> noun -> n
+    person: Counter = field(default_factory=Counter)        # case -> n (person fillers)
+    tuples: Counter = field(default_factory=Counter)        # tuple((case, noun)...) -> n
+
+
+def read_documents(paths: Iterable[str | Path], problems: list[Problem]
+                   ) -> Iterator[tuple[str, list[Sentence]]]:
+    """(name, sentences) for every .knp document in files, folders or .tar.gz archives,
+    in sorted order (the same output on every machine)."""
+    for path in sorted(Path(p) for p in paths):
+        if path.is_dir():
+            for f in sorted(path.rglob("*.knp")):
+                yield from _document(str(f), f.read_bytes(), problems)
+        elif path.name.endswith((".tar.gz", ".tgz", ".tar")):
+            # Read members in archive order (seeking back in a gzip stream re-reads it from
+            # the start), then visit them sorted by name.
+            documents: list[tuple[str, bytes]] = []
+            try:
+                with tarfile.open(path, "r:*") as tar:
+                    for m in tar:
+                        if m.isfile() and m.name.endswith(".knp"):
+                            fh = tar.extractfile(m)
+                            if fh is not None:
+                                documents.append((m.name, fh.read()))
+            except (tarfile.TarError, OSError, EOFError) as exc:
+                problems.append(Problem(str(path), f"unreadable archive ({exc}); read "
+                                                   f"{len(documents)} documents before"))
+            for member, raw in sorted(documents):
+                yield from _document(f"{path.name}:{member}", raw, problems)
+        elif path.is_file():
+            yield from _document(str(path), path.read_bytes(), problems)
+        else:
+            problems.append(Problem(str(path), "no such file or folder"))
+
+
+def _document(name: str, raw: bytes, problems: list[Problem]) -> Iterator[tuple[str, list[Sentence]]]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.append(Problem(name, "not UTF-8"))
+        return
+    sentences: list[Sentence] = []
+    lines = text.split("\n")
+    start = 0
+    block: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        block.append((number, line))
+        if line.strip() == "EOS":
+            sentence = _parse_sentence(name, block, problems)
+            if sentence is not None:
+                sentences.append(sentence)
+            block = []
+            start = number
+    if block:
+        problems.append(Problem(f"{name}:{block[0][0]}", "truncated sentence (no EOS); skipped"))
+    del start
+    yield name, sentences
+
+
+def _parse_sentence(name: str, block: list[tuple[int, str]], problems: list[Problem]
+                    ) -> Sentence | None:
+    """One sentence, parsed by pyknp's BList. A scan of the lines first finds what pyknp
+    would choke on or silently misread, so it can be reported with file and line."""
+    tag_lines: list[int] = []
+    for number, line in block:
+        if line.startswith("+ "):
+            tag_lines.append(number)
+        elif not line.startswith(("#", "* ", "EOS")):
+            if len(line.split(" ")) < 11 or not tag_lines:
+                problems.append(Problem(f"{name}:{number}", "morpheme line with missing "
+                                                             "fields; sentence skipped"))
+                return None
+    try:
+        from pyknp import BList
+
+        blist = BList("\n".join(line for _, line in block) + "\n")
+    except Exception as exc:  # pyknp raises assorted errors on malformed input
+        problems.append(Problem(f"{name}:{block[0][0]}", f"pyknp cannot read the sentence "
+                                                         f"({type(exc).__name__}); skipped"))
+        return None
+    sid = blist.sid
+    if not sid:
+        problems.append(Problem(f"{name}:{block[0][0]}", "sentence without S-ID; skipped"))
+        return None
+    tags: list[Tag] = []
+    for index, ktag in enumerate(blist.tag_list()):
+        line = tag_lines[index] if index < len(tag_lines) else block[0][0]
+        rels = []
+        for rel in ktag.features.rels or []:
+            # "≒" marks an approximate antecedent of a known type.
+            if rel.atype.rstrip("≒") not in KNOWN_REL_TYPES:
+                problems.append(Problem(f"{name}:{line}", f"unknown rel type {rel.atype!r}; "
+                                                          "rel skipped"))
+                continue
+            tid = rel.tid if isinstance(rel.tid, int) and rel.tid >= 0 else None
+            rels.append((rel.atype, rel.target, rel.sid or None, tid, line))
+        morphemes = [Morpheme(m.midasi, m.genkei, m.hinsi, m.bunrui, m.katuyou1)
+                     for m in ktag.mrph_list()]
+        tags.append(Tag(index, morphemes, rels))
+    return Sentence(sid, tags)
+
+
+def predicate_lemma(tag: Tag) -> str | None:
+    """The verb this tag predicates, or None: the first verb; a サ変 noun + する gives
+    "noun+する". Passive and causative forms are left out: their cases differ."""
+    ms = tag.morphemes
+    for i, m in enumerate(ms):
+        if m.pos == "動詞":
+            if any(x.pos == "接尾辞" and x.lemma in ("れる", "られる", "せる", "させる")
+                   for x in ms[i + 1:]):
+                return None
+            if m.lemma == "する" and i > 0 and ms[i - 1].subpos == "サ変名詞":
+                return ms[i - 1].lemma + "する"
+            if m.lemma in ("する", "なる", "ある", "いる", "できる"):
+                return None  # light verbs: their frames say little
+            return m.lemma
+    return None
+
+
+def head_noun(tag: Tag) -> tuple[str, str] | None:
+    """(noun, class) of an argument tag: its run of nouns with prefixes and noun suffixes,
+    e.g. 思想 + 家. None when the head is not a noun."""
+    parts: list[str] = []
+    cls = None
+    for m in tag.morphemes:
+        if m.pos == "名詞" or (m.pos == "接尾辞" and m.subpos.startswith("名詞性")) \
+                or (m.pos == "接頭辞" and not parts):
+            parts.append(m.lemma if m.pos != "接頭辞" else m.surface)
+            if m.pos == "名詞":
+                cls = m.subpos
+        elif parts:
+            break
+    if not parts or cls is None:
+        return None
+    return "".join(parts), cls
+
+
+def extract(paths: Iterable[str | Path]) -> tuple[dict[str, FrameCounts], Counter, list[Problem]]:
+    """Case frames of every predicate in the corpora; also noun-class statistics."""
+    problems: list[Problem] = []
+    frames: dict[str, FrameCounts] = defaultdict(FrameCounts)
+    stats: Counter = Counter()
+    for _name, sentences in read_documents(paths, problems):
+        by_sid = {s.sid: s for s in sentences}
+        for sentence in sentences:
+            stats["sentences"] += 1
+            for tag in sentence.tags:
+                if not tag.rels:
+                    continue
+                lemma = predicate_lemma(tag)
+                if lemma is None:
+                    continue
+                filled: dict[str, str] = {}
+                cases_present: set[str] = set()
+                counts = frames[lemma]
+                for rtype, target, rsid, rid, _line in tag.rels:
+                    if rtype not in CASES:
+                        continue
+                    cases_present.add(rtype)
+                    if rsid is None:  # exophora: not a noun
+                        if target.rstrip("0123456789０１２３４５６７８９") in PERSON_EXOPHORA:
+                            counts.person[rtype] += 1
+                        stats["exophora"] += 1
+                        continue
+                    ref = by_sid.get(rsid)
+                    if ref is None or rid is None or rid >= len(ref.tags):
+                        stats["unresolved"] += 1
+                        continue
+                    noun = head_noun(ref.tags[rid])
+                    if noun is None:
+                        continue
+                    word, cls = noun
+                    if cls == "人名":
+                        counts.person[rtype] += 1
+                    if cls not in KEPT_NOUN_CLASSES or word in FORMAL_NOUNS:
+                        stats[f"dropped:{cls}"] += 1
+                        continue
+                    filled.setdefault(rtype, word)
+                counts.count += 1
+                if cases_present:
+                    counts.frames[tuple(c for c in CASES if c in cases_present)] += 1
+                for case, word in filled.items():
+                    counts.nouns[case][word] += 1
+                if filled:
+                    counts.tuples[tuple((c, filled[c]) for c in CASES if c in filled)] += 1
+    return dict(frames), stats, problems
+
+
+def read_text(text: str, name: str = "<input>") -> tuple[list[Sentence], list[Problem]]:
+    """Parse KNP text (for tests and small inputs)."""
+    problems: list[Problem] = []
+    docs = list(_document(name, text.encode("utf-8"), problems))
+    return (docs[0][1] if docs else []), problems
+
+
+__all__ = ["extract", "read_documents", "read_text", "predicate_lemma", "head_noun", "CASES",
+           "FrameCounts", "Problem"]
