@@ -64,3 +64,13 @@ def test_malformed_input_is_reported_and_skipped(tmp_path):
     # The rest of each file was read: the good sentences still count.
     assert stats["sentences"] == 1 + 2 + 1
     assert frames["書く"].count == 2
+
+
+def test_shipped_lexicon_rebuilds_byte_for_byte(tmp_path, reference):
+    from nligen.data import data_root, lexicons_dir
+    from nligen.lang.ja.build import build, default_corpora
+
+    report = build(tmp_path, default_corpora(data_root()))
+    assert report["verbs"] >= 300
+    shipped = (lexicons_dir() / "ja" / "caseframes.json").read_bytes()
+    assert (tmp_path / "ja" / "caseframes.json").read_bytes() == shipped

@@ -127,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--lexicons", default=None, metavar="DIR",
                     help="lexicon folder (default: the shipped one)")
     bd.add_argument("--check", action="store_true", help="check only, write nothing")
+    bj = lsub.add_parser("build-ja", help="build lexicons/ja/caseframes.json from KNP corpora "
+                         "(default: ../shared/corpora/*.tar.gz)")
+    bj.add_argument("corpora", nargs="*", metavar="CORPUS",
+                    help="KNP files, folders or .tar.gz archives")
+    bj.add_argument("--lexicons", default=None, metavar="DIR",
+                    help="lexicon folder (default: the shipped one)")
+    bj.add_argument("--check", action="store_true", help="extract and report, write nothing")
     return parser
 
 
@@ -298,7 +305,22 @@ def cmd_lexicon(args) -> int:
             emit(f"{name}: {detail}")
         emit("checked (nothing written)" if args.check else f"wrote {root / 'de'}/*.json")
         return 0
-    raise UsageError("expected an action: build-de", "gen lexicon")
+    if args.lexicon_command == "build-ja":
+        from .data import data_root, lexicons_dir
+        from .lang.ja.build import build as build_ja, default_corpora
+
+        root = Path(args.lexicons) if args.lexicons else lexicons_dir()
+        corpora = [Path(c) for c in args.corpora] or default_corpora(data_root())
+        report = build_ja(root, corpora, check_only=args.check)
+        for problem in report["problems"][:20]:
+            print(f"skipped: {problem}", file=sys.stderr)
+        if len(report["problems"]) > 20:
+            print(f"skipped: ... {len(report['problems']) - 20} more", file=sys.stderr)
+        emit(f"verbs: {report['verbs']}; sentences: {report['stats'].get('sentences', 0)}; "
+             f"skipped verbs: {report['skipped']}; input problems: {len(report['problems'])}")
+        emit("checked (nothing written)" if args.check else f"wrote {root / 'ja'}/caseframes.json")
+        return 0
+    raise UsageError("expected an action: build-de or build-ja", "gen lexicon")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,99 @@
+"""``gen lexicon build-ja``: the Japanese case-frame lexicon from KNP corpora.
+
+Reads the corpora (default: the Kyoto University Wikipedia Annotated Corpus and Web
+Document Leads Corpus in ../shared/corpora), extracts case frames (caseframes.py), keeps
+verbs UniDic can conjugate and that pass the thresholds, and writes
+``lexicons/ja/caseframes.json`` with provenance. The same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from ...errors import LexiconError
+from .caseframes import CASES, extract
+from .conjugation import ConjugationError, analyse_lemma
+
+BUILD_COMMAND = "gen lexicon build-ja"
+MIN_VERB_COUNT = 3
+# Auxiliary-like and honorific verbs: frequent in web text, but their frames describe the
+# construction, not an event (いう as in という; くださる, いただく as politeness).
+EXCLUDED_VERBS = {
+    "いう", "くださる", "下さる", "いただく", "頂く", "いたす", "致す", "おる", "まいる", "参る",
+    "申し上げる", "存じる", "みる", "しまう", "おく", "くる", "いく", "もらう", "あげる", "やる",
+}
+
+
+def default_corpora(repo: Path) -> list[Path]:
+    shared = repo.parent / "shared" / "corpora"
+    return [shared / "wac-knp.tar.gz", shared / "kwdlc-knp.tar.gz"]
+
+
+def _sorted_counts(counter) -> list[list[Any]]:
+    return [[k, v] for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def build_entries(corpora: Iterable[Path]) -> tuple[list[dict], dict, list]:
+    frames, stats, problems = extract(corpora)
+    entries = []
+    skipped: dict[str, int] = {"rare": 0, "excluded": 0, "not conjugable": 0, "no nouns": 0}
+    for lemma in sorted(frames):
+        counts = frames[lemma]
+        if lemma in EXCLUDED_VERBS:
+            skipped["excluded"] += 1
+            continue
+        if counts.count < MIN_VERB_COUNT:
+            skipped["rare"] += 1
+            continue
+        try:
+            info = analyse_lemma(lemma)
+        except ConjugationError:
+            skipped["not conjugable"] += 1
+            continue
+        if not counts.tuples:
+            skipped["no nouns"] += 1
+            continue
+        entries.append({
+            "lemma": lemma,
+            "count": counts.count,
+            "ctype": info.ctype,
+            "frames": [[list(cases), n] for cases, n in
+                       sorted(counts.frames.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "slots": {case: {"nouns": _sorted_counts(counts.nouns[case]),
+                             "person": counts.person.get(case, 0)}
+                      for case in CASES if counts.nouns.get(case) or counts.person.get(case)},
+            "tuples": [[{c: n for c, n in t}, k] for t, k in
+                       sorted(counts.tuples.items(), key=lambda kv: (-kv[1], kv[0]))],
+        })
+    return entries, {"stats": dict(sorted(stats.items())), "skipped": skipped}, problems
+
+
+def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> dict[str, Any]:
+    from ...writers import write_files_atomically
+    from ..de.build import dump_lexicon
+
+    for c in corpora:
+        if not c.exists():
+            raise LexiconError("no such corpus file or folder", str(c))
+    entries, info, problems = build_entries(corpora)
+    meta = {
+        "description": "Japanese verbs with their case frames, slot fillers and observed "
+                       "argument tuples, extracted from gold predicate-argument annotations.",
+        "source": "Kyoto University Wikipedia Annotated Corpus and Kyoto University Web "
+                  "Document Leads Corpus (KNP format, gold <rel> tags), read with pyknp; "
+                  "conjugation types from UniDic (unidic-lite).",
+        "license": "CC BY-SA 4.0",
+        "rebuild": BUILD_COMMAND,
+        "inputs": {c.name: hashlib.sha256(c.read_bytes()).hexdigest() if c.is_file() else "folder"
+                   for c in corpora},
+        "thresholds": {"min_verb_count": MIN_VERB_COUNT, "cases": list(CASES),
+                       "excluded_verbs": sorted(EXCLUDED_VERBS)},
+        "counts": {"verbs": len(entries), **info["stats"]},
+        "skipped": info["skipped"],
+        "problems": len(problems),
+    }
+    if not check_only:
+        write_files_atomically(lexicon_dir / "ja", {"caseframes.json": dump_lexicon(meta, entries)})
+    return {"verbs": len(entries), "problems": [str(p) for p in problems], **info}
