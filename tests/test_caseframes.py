@@ -74,3 +74,22 @@ def test_shipped_lexicon_rebuilds_byte_for_byte(tmp_path, reference):
     assert report["verbs"] >= 300
     shipped = (lexicons_dir() / "ja" / "caseframes.json").read_bytes()
     assert (tmp_path / "ja" / "caseframes.json").read_bytes() == shipped
+
+
+def test_stats_and_sample_commands():
+    import json
+
+    from conftest import run_gen
+
+    stats = run_gen("lexicon", "stats", "--lang", "ja", "--json")
+    assert stats.returncode == 0, stats.stderr
+    data = json.loads(stats.stdout)
+    for key in ("verbs", "nouns", "frames", "tuples", "classes"):
+        assert key in data
+    assert data["verbs"] >= 300 and data["verbs_with_case"]["ヲ"] >= 100
+    a = run_gen("lexicon", "sample", "--lang", "ja", "--n", "12", "--seed", "4")
+    b = run_gen("lexicon", "sample", "--lang", "ja", "--n", "12", "--seed", "4")
+    assert a.returncode == 0 and a.stdout == b.stdout
+    lines = a.stdout.splitlines()
+    assert len(lines) == 12 and all(line.endswith("た。") or line.endswith("だ。")
+                                    for line in lines)

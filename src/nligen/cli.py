@@ -127,6 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--lexicons", default=None, metavar="DIR",
                     help="lexicon folder (default: the shipped one)")
     bd.add_argument("--check", action="store_true", help="check only, write nothing")
+    st_ = lsub.add_parser("stats", help="lexicon statistics")
+    st_.add_argument("--lang", required=True, choices=["ja"], help="language")
+    st_.add_argument("--json", action="store_true", help="one JSON object")
+    sm = lsub.add_parser("sample", help="simple clauses from the lexicon, for reading")
+    sm.add_argument("--lang", required=True, choices=["ja"], help="language")
+    sm.add_argument("--n", type=_int, default=50, metavar="N")
+    sm.add_argument("--seed", type=_int, default=0, metavar="S")
     bj = lsub.add_parser("build-ja", help="build lexicons/ja/caseframes.json from KNP corpora "
                          "(default: ../shared/corpora/*.tar.gz)")
     bj.add_argument("corpora", nargs="*", metavar="CORPUS",
@@ -305,6 +312,25 @@ def cmd_lexicon(args) -> int:
             emit(f"{name}: {detail}")
         emit("checked (nothing written)" if args.check else f"wrote {root / 'de'}/*.json")
         return 0
+    if args.lexicon_command in ("stats", "sample"):
+        from .data import lexicons_dir
+        from .lang.ja.lexicon import JaLexicon
+        from .lexicon import LexiconSet
+
+        lexicon = JaLexicon.load(LexiconSet([lexicons_dir()]))
+        if args.lexicon_command == "stats":
+            stats = lexicon.stats()
+            if args.json:
+                emit(json.dumps(stats, ensure_ascii=False))
+            else:
+                for key, value in stats.items():
+                    emit(f"{key}: {value}")
+            return 0
+        if args.n <= 0:
+            raise UsageError(f"must be a positive integer (got {args.n})", "--n")
+        for line in lexicon.sample_clauses(args.n, args.seed):
+            emit(line)
+        return 0
     if args.lexicon_command == "build-ja":
         from .data import data_root, lexicons_dir
         from .lang.ja.build import build as build_ja, default_corpora
@@ -320,7 +346,7 @@ def cmd_lexicon(args) -> int:
              f"skipped verbs: {report['skipped']}; input problems: {len(report['problems'])}")
         emit("checked (nothing written)" if args.check else f"wrote {root / 'ja'}/caseframes.json")
         return 0
-    raise UsageError("expected an action: build-de or build-ja", "gen lexicon")
+    raise UsageError("expected an action: build-de, build-ja, stats or sample", "gen lexicon")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

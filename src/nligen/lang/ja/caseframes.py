@@ -43,6 +43,12 @@ PERSON_EXOPHORA = ("著者", "読者", "不特定:人")
 FORMAL_NOUNS = {"こと", "もの", "ところ", "方", "ほう", "ため", "よう", "の", "わけ", "はず",
                 "つもり", "まま", "うち", "ほか", "他", "点", "形", "場合", "的", "等", "など",
                 "中", "上", "下", "前", "後", "間", "際", "時", "とき", "事", "物", "所"}
+# Personal pronouns (JUMAN files several as 普通名詞): templates use named agents.
+PRONOUNS = {"私", "わたし", "僕", "ぼく", "俺", "おれ", "あなた", "君", "きみ", "彼", "彼女",
+            "我々", "私たち", "わたしたち", "僕ら", "僕たち", "自分", "自身", "皆", "みんな",
+            "皆さん", "みなさん", "あなた方", "彼ら", "誰", "何"}
+# Heads that make a noun phrase relational or partial rather than a thing (栗以外, 部全般).
+RELATIONAL_ENDINGS = ("以外", "以上", "以下", "全般", "自体", "同士", "ごと", "毎", "別", "側")
 KEPT_NOUN_CLASSES = {"普通名詞", "サ変名詞"}
 PROPER_NOUN_CLASSES = {"固有名詞", "人名", "地名", "組織名"}
 
@@ -260,6 +266,12 @@ def extract(paths: Iterable[str | Path]) -> tuple[dict[str, FrameCounts], Counte
                         counts.person[rtype] += 1
                     if cls not in KEPT_NOUN_CLASSES or word in FORMAL_NOUNS:
                         stats[f"dropped:{cls}"] += 1
+                        continue
+                    if word in PRONOUNS:
+                        stats["dropped:pronoun"] += 1
+                        continue
+                    if len(word) < 2 or word.endswith(RELATIONAL_ENDINGS):
+                        stats["dropped:fragment"] += 1  # 官, 学: suffix-like heads
                         continue
                     filled.setdefault(rtype, word)
                 counts.count += 1

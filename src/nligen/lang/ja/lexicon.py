@@ -1,0 +1,125 @@
+"""The Japanese lexicon as generation uses it: case frames, curated verb classes, names.
+
+Loaded once; sampling tables (cumulative weights of observed tuples) are computed at load.
+``stats()`` and ``sample_clauses()`` back ``gen lexicon stats`` and ``gen lexicon sample``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import LexiconError
+from ...lexicon import LexiconSet
+from ...rng import StableRng
+from .caseframes import CASES
+from .conjugation import conjugate
+
+# Word order of case phrases in a simple clause: agent first, object right before the verb.
+CLAUSE_ORDER = ("ガ", "デ", "カラ", "マデ", "ヘ", "ニ", "ト", "ヨリ", "ヲ")
+CLASS_FIELDS = ("transitivity", "aspect", "volitional", "jamp")
+PARTICLES = {"ガ": "が", "ヲ": "を", "ニ": "に", "デ": "で", "ト": "と", "カラ": "から",
+             "ヘ": "へ", "ヨリ": "より", "マデ": "まで"}
+
+
+@dataclass
+class JaVerb:
+    lemma: str
+    count: int
+    frames: list[tuple[tuple[str, ...], int]]
+    slots: dict[str, dict[str, Any]]
+    tuples: list[tuple[dict[str, str], int]]
+    classes: dict[str, Any] = field(default_factory=dict)
+    _cumulative: list[int] = field(default_factory=list)
+
+    @property
+    def person_agent(self) -> bool:
+        """Whether the ガ slot is mostly filled by people (names, person exophora)."""
+        ga = self.slots.get("ガ", {})
+        nouns = sum(n for _, n in ga.get("nouns", []))
+        return ga.get("person", 0) >= nouns
+
+    def pick_tuple(self, rng: StableRng) -> dict[str, str]:
+        if not self._cumulative:
+            total = 0
+            for _, n in self.tuples:
+                total += n
+                self._cumulative.append(total)
+        x = rng.randbelow(self._cumulative[-1])
+        return self.tuples[bisect.bisect_right(self._cumulative, x)][0]
+
+
+class JaLexicon:
+    def __init__(self, verbs: list[JaVerb], names: list[dict], meta: dict):
+        self.verbs = verbs
+        self.names = names
+        self.meta = meta
+        self.by_lemma = {v.lemma: v for v in verbs}
+
+    @classmethod
+    def load(cls, lexicons: LexiconSet) -> "JaLexicon":
+        frames = lexicons.get("ja/caseframes")
+        classes = {}
+        if lexicons.find("ja/curated/verb_classes"):
+            for e in lexicons.get("ja/curated/verb_classes").entries:
+                classes[e.get("lemma")] = e
+        names = list(lexicons.get("ja/curated/names").entries) if lexicons.find(
+            "ja/curated/names") else []
+        verbs = []
+        for e in frames.entries:
+            try:
+                verbs.append(JaVerb(
+                    lemma=e["lemma"], count=e["count"],
+                    frames=[(tuple(cases), n) for cases, n in e["frames"]],
+                    slots=e["slots"], tuples=[(t, n) for t, n in e["tuples"]],
+                    classes=classes.get(e["lemma"], {})))
+            except (KeyError, TypeError, ValueError):
+                raise LexiconError(f"malformed entry {e.get('lemma')!r}", frames.name) from None
+        return cls(verbs, names, frames.meta)
+
+    def stats(self) -> dict[str, Any]:
+        nouns = set()
+        frames = 0
+        tuples = 0
+        for v in self.verbs:
+            for slot in v.slots.values():
+                nouns.update(n for n, _ in slot.get("nouns", []))
+            frames += len(v.frames)
+            tuples += len(v.tuples)
+        per_class: dict[str, int] = {}
+        curated = [v for v in self.verbs if v.classes]
+        for v in curated:
+            for fld in CLASS_FIELDS:
+                value = v.classes.get(fld)
+                values = value if isinstance(value, list) else [value]
+                for x in values:
+                    if x is not None:
+                        key = f"{fld}={str(x).lower()}"
+                        per_class[key] = per_class.get(key, 0) + 1
+            for case in v.classes.get("frame", []):
+                per_class[f"frame_has={case}"] = per_class.get(f"frame_has={case}", 0) + 1
+        by_case = {case: sum(1 for v in self.verbs if any(case in f for f, _ in v.frames))
+                   for case in CASES}
+        return {"verbs": len(self.verbs), "nouns": len(nouns), "frames": frames,
+                "tuples": tuples, "curated_verbs": len(curated), "names": len(self.names),
+                "verbs_with_case": by_case, "classes": dict(sorted(per_class.items()))}
+
+    def sample_clauses(self, n: int, seed: int) -> list[str]:
+        """Simple clauses: agent + an observed argument tuple + the verb in the past.
+        Curated verbs are preferred (they are the ones templates use)."""
+        pool = [v for v in self.verbs if v.classes] or self.verbs
+        names = [e["name"] for e in self.names] or ["アリス"]
+        out = []
+        for i in range(n):
+            rng = StableRng(seed, "ja-sample", i)
+            verb = pool[rng.randbelow(len(pool))]
+            args = dict(verb.pick_tuple(rng))
+            wanted = verb.classes.get("frame")
+            if wanted:
+                args = {c: w for c, w in args.items() if c in wanted}
+            if "ガ" not in args and verb.person_agent:
+                args["ガ"] = names[rng.randbelow(len(names))]
+            phrases = [args[c] + PARTICLES[c] for c in CLAUSE_ORDER if c in args]
+            out.append("".join(phrases) + conjugate(verb.lemma, "past") + "。")
+        return out
