@@ -76,6 +76,7 @@ class Tag:
     tag_id: int
     morphemes: list[Morpheme]
     rels: list[tuple[str, str, str | None, int | None, int]]  # type, target, sid, id, line
+    bunsetsu: int = 0
 
 
 @dataclass
@@ -175,6 +176,10 @@ def _parse_sentence(name: str, block: list[tuple[int, str]], problems: list[Prob
         problems.append(Problem(f"{name}:{block[0][0]}", "sentence without S-ID; skipped"))
         return None
     tags: list[Tag] = []
+    bunsetsu_of = {}
+    for b_index, bnst in enumerate(blist.bnst_list()):
+        for ktag in bnst.tag_list():
+            bunsetsu_of[ktag.tag_id] = b_index
     for index, ktag in enumerate(blist.tag_list()):
         line = tag_lines[index] if index < len(tag_lines) else block[0][0]
         rels = []
@@ -188,7 +193,7 @@ def _parse_sentence(name: str, block: list[tuple[int, str]], problems: list[Prob
             rels.append((rel.atype, rel.target, rel.sid or None, tid, line))
         morphemes = [Morpheme(m.midasi, m.genkei, m.hinsi, m.bunrui, m.katuyou1)
                      for m in ktag.mrph_list()]
-        tags.append(Tag(index, morphemes, rels))
+        tags.append(Tag(index, morphemes, rels, bunsetsu_of.get(ktag.tag_id, index)))
     return Sentence(sid, tags)
 
 
@@ -207,6 +212,23 @@ def predicate_lemma(tag: Tag) -> str | None:
                 return None  # light verbs: their frames say little
             return m.lemma
     return None
+
+
+def compound_head(tags: list[Tag], index: int) -> tuple[str, str] | None:
+    """The argument's noun: its tag's nouns, preceded by the all-noun tags of the same
+    bunsetsu (KNP splits compounds: 行政 + 官, 幼児 + 教育)."""
+    head = head_noun(tags[index])
+    if head is None:
+        return None
+    word, cls = head
+    i = index - 1
+    while i >= 0 and tags[i].bunsetsu == tags[index].bunsetsu:
+        prefix = head_noun(tags[i])
+        if prefix is None or len(prefix[0]) != sum(len(m.surface) for m in tags[i].morphemes):
+            break  # not a pure noun tag (it has particles etc.)
+        word = prefix[0] + word
+        i -= 1
+    return word, cls
 
 
 def head_noun(tag: Tag) -> tuple[str, str] | None:
@@ -258,7 +280,7 @@ def extract(paths: Iterable[str | Path]) -> tuple[dict[str, FrameCounts], Counte
                     if ref is None or rid is None or rid >= len(ref.tags):
                         stats["unresolved"] += 1
                         continue
-                    noun = head_noun(ref.tags[rid])
+                    noun = compound_head(ref.tags, rid)
                     if noun is None:
                         continue
                     word, cls = noun
@@ -270,8 +292,8 @@ def extract(paths: Iterable[str | Path]) -> tuple[dict[str, FrameCounts], Counte
                     if word in PRONOUNS:
                         stats["dropped:pronoun"] += 1
                         continue
-                    if len(word) < 2 or word.endswith(RELATIONAL_ENDINGS):
-                        stats["dropped:fragment"] += 1  # 官, 学: suffix-like heads
+                    if word.endswith(RELATIONAL_ENDINGS):
+                        stats["dropped:relational"] += 1
                         continue
                     filled.setdefault(rtype, word)
                 counts.count += 1
