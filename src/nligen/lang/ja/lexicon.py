@@ -32,6 +32,7 @@ class JaVerb:
     tuples: list[tuple[dict[str, str], int]]
     classes: dict[str, Any] = field(default_factory=dict)
     _cumulative: list[int] = field(default_factory=list)
+    _usable: list = field(default_factory=list)
 
     @property
     def person_agent(self) -> bool:
@@ -40,14 +41,39 @@ class JaVerb:
         nouns = sum(n for _, n in ga.get("nouns", []))
         return ga.get("person", 0) >= nouns
 
-    def pick_tuple(self, rng: StableRng) -> dict[str, str]:
+    @property
+    def agentive(self) -> bool:
+        """A person is the subject: the curated volitional class, else the corpus evidence."""
+        if "volitional" in self.classes:
+            return bool(self.classes["volitional"]) or self.person_agent
+        return self.person_agent
+
+    def usable_tuples(self) -> list[tuple[dict[str, str], int]]:
+        """Observed tuples that fill every case of the verb's clause frame (ガ aside when a
+        person is the subject), restricted to that frame."""
+        frame = self.classes.get("frame")
+        if not frame:
+            return self.tuples
+        needed = [c for c in frame if not (c == "ガ" and self.agentive)]
+        out = []
+        for t, n in self.tuples:
+            if all(c in t for c in needed):
+                out.append(({c: w for c, w in t.items() if c in frame}, n))
+        return out
+
+    def pick_tuple(self, rng: StableRng) -> dict[str, str] | None:
+        """An observed argument tuple, drawn in proportion to its corpus frequency
+        (cumulative weights computed once)."""
         if not self._cumulative:
+            self._usable = self.usable_tuples()
             total = 0
-            for _, n in self.tuples:
+            for _, n in self._usable:
                 total += n
                 self._cumulative.append(total)
+        if not self._usable:
+            return None
         x = rng.randbelow(self._cumulative[-1])
-        return self.tuples[bisect.bisect_right(self._cumulative, x)][0]
+        return self._usable[bisect.bisect_right(self._cumulative, x)][0]
 
 
 class JaLexicon:
@@ -108,17 +134,14 @@ class JaLexicon:
     def sample_clauses(self, n: int, seed: int) -> list[str]:
         """Simple clauses: agent + an observed argument tuple + the verb in the past.
         Curated verbs are preferred (they are the ones templates use)."""
-        pool = [v for v in self.verbs if v.classes] or self.verbs
+        pool = [v for v in self.verbs if v.classes and v.usable_tuples()] or self.verbs
         names = [e["name"] for e in self.names] or ["アリス"]
         out = []
         for i in range(n):
             rng = StableRng(seed, "ja-sample", i)
             verb = pool[rng.randbelow(len(pool))]
-            args = dict(verb.pick_tuple(rng))
-            wanted = verb.classes.get("frame")
-            if wanted:
-                args = {c: w for c, w in args.items() if c in wanted}
-            if "ガ" not in args and verb.person_agent:
+            args = dict(verb.pick_tuple(rng) or {})
+            if verb.agentive:  # people act: the agent is a name, whatever filled ガ in text
                 args["ガ"] = names[rng.randbelow(len(names))]
             phrases = [args[c] + PARTICLES[c] for c in CLAUSE_ORDER if c in args]
             out.append("".join(phrases) + conjugate(verb.lemma, "past") + "。")
