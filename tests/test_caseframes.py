@@ -70,6 +70,9 @@ def test_shipped_lexicon_rebuilds_byte_for_byte(tmp_path, reference):
     from nligen.data import data_root, lexicons_dir
     from nligen.lang.ja.build import build, default_corpora
 
+    import shutil
+
+    shutil.copytree(lexicons_dir() / "ja" / "curated", tmp_path / "ja" / "curated")
     report = build(tmp_path, default_corpora(data_root()))
     assert report["verbs"] >= 300
     shipped = (lexicons_dir() / "ja" / "caseframes.json").read_bytes()
@@ -93,3 +96,18 @@ def test_stats_and_sample_commands():
     lines = a.stdout.splitlines()
     assert len(lines) == 12 and all(line.endswith("た。") or line.endswith("だ。")
                                     for line in lines)
+
+
+def test_reviewed_sample_is_current_and_mostly_natural(repo):
+    import re
+
+    from conftest import run_gen
+
+    text = (repo / "lexicons" / "ja" / "reviewed_sample.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\s*\d+\. (\S+?) ([✓✗])", text, re.M)
+    assert len(rows) == 50
+    proc = run_gen("lexicon", "sample", "--lang", "ja", "--n", "50", "--seed", "1")
+    assert proc.stdout.splitlines() == [clause for clause, _ in rows]
+    natural = sum(mark == "✓" for _, mark in rows)
+    assert natural >= 45
+    assert f"Result: {natural} of 50 natural." in text

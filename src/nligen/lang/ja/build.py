@@ -35,8 +35,20 @@ def _sorted_counts(counter) -> list[list[Any]]:
     return [[k, v] for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def build_entries(corpora: Iterable[Path]) -> tuple[list[dict], dict, list]:
-    frames, stats, problems = extract(corpora)
+def load_blocklist(lexicon_dir: Path) -> frozenset[str]:
+    from ...datafiles import load_yaml
+
+    path = lexicon_dir / "ja" / "curated" / "filler_blocklist.yaml"
+    try:
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path), LexiconError)
+    except OSError as exc:
+        raise LexiconError(f"cannot read: {exc.strerror}", str(path)) from None
+    return frozenset(e["word"] for e in data["entries"])
+
+
+def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset()
+                  ) -> tuple[list[dict], dict, list]:
+    frames, stats, problems = extract(corpora, blocklist)
     entries = []
     skipped: dict[str, int] = {"rare": 0, "excluded": 0, "not conjugable": 0, "no nouns": 0}
     for lemma in sorted(frames):
@@ -77,7 +89,9 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
     for c in corpora:
         if not c.exists():
             raise LexiconError("no such corpus file or folder", str(c))
-    entries, info, problems = build_entries(corpora)
+    blocklist_path = lexicon_dir / "ja" / "curated" / "filler_blocklist.yaml"
+    blocklist = load_blocklist(lexicon_dir) if blocklist_path.is_file() else frozenset()
+    entries, info, problems = build_entries(corpora, blocklist)
     meta = {
         "description": "Japanese verbs with their case frames, slot fillers and observed "
                        "argument tuples, extracted from gold predicate-argument annotations.",
@@ -86,9 +100,12 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
                   "conjugation types from UniDic (unidic-lite).",
         "license": "CC BY-SA 4.0",
         "rebuild": BUILD_COMMAND,
-        "inputs": {c.name: hashlib.sha256(c.read_bytes()).hexdigest() if c.is_file() else "folder"
-                   for c in corpora},
+        "inputs": {**{c.name: hashlib.sha256(c.read_bytes()).hexdigest() if c.is_file()
+                      else "folder" for c in corpora},
+                   "filler_blocklist": hashlib.sha256(blocklist_path.read_bytes()).hexdigest()
+                   if blocklist_path.is_file() else None},
         "thresholds": {"min_verb_count": MIN_VERB_COUNT, "cases": list(CASES),
+                       "filler_blocklist": "lexicons/ja/curated/filler_blocklist.yaml",
                        "excluded_verbs": sorted(EXCLUDED_VERBS)},
         "counts": {"verbs": len(entries), **info["stats"]},
         "skipped": info["skipped"],

@@ -38,11 +38,6 @@ KNOWN_REL_TYPES = {
 }
 # Exophoric antecedents that stand for people (evidence of human, agent-like arguments).
 PERSON_EXOPHORA = ("著者", "読者", "不特定:人")
-# Nouns that are grammar, not content: formal nouns and the like (JUMAN 形式名詞 and
-# 副詞的名詞 are excluded by category too; these are common 普通名詞 of the same kind).
-FORMAL_NOUNS = {"こと", "もの", "ところ", "方", "ほう", "ため", "よう", "の", "わけ", "はず",
-                "つもり", "まま", "うち", "ほか", "他", "点", "形", "場合", "的", "等", "など",
-                "中", "上", "下", "前", "後", "間", "際", "時", "とき", "事", "物", "所"}
 # Personal pronouns (JUMAN files several as 普通名詞): templates use named agents.
 PRONOUNS = {"私", "わたし", "僕", "ぼく", "俺", "おれ", "あなた", "君", "きみ", "彼", "彼女",
             "我々", "私たち", "わたしたち", "僕ら", "僕たち", "自分", "自身", "皆", "みんな",
@@ -249,8 +244,10 @@ def head_noun(tag: Tag) -> tuple[str, str] | None:
     return "".join(parts), cls
 
 
-def extract(paths: Iterable[str | Path]) -> tuple[dict[str, FrameCounts], Counter, list[Problem]]:
-    """Case frames of every predicate in the corpora; also noun-class statistics."""
+def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset()
+            ) -> tuple[dict[str, FrameCounts], Counter, list[Problem]]:
+    """Case frames of every predicate in the corpora; also noun-class statistics.
+    Nouns in ``blocklist`` (formal, vague, offensive...) never count as fillers."""
     problems: list[Problem] = []
     frames: dict[str, FrameCounts] = defaultdict(FrameCounts)
     stats: Counter = Counter()
@@ -286,11 +283,14 @@ def extract(paths: Iterable[str | Path]) -> tuple[dict[str, FrameCounts], Counte
                     word, cls = noun
                     if cls == "人名":
                         counts.person[rtype] += 1
-                    if cls not in KEPT_NOUN_CLASSES or word in FORMAL_NOUNS:
+                    if cls not in KEPT_NOUN_CLASSES or word in blocklist:
                         stats[f"dropped:{cls}"] += 1
                         continue
                     if word in PRONOUNS:
                         stats["dropped:pronoun"] += 1
+                        continue
+                    if any(ch.isdigit() for ch in word):
+                        stats["dropped:numeral"] += 1  # １２事業所: counted things
                         continue
                     if word.endswith(RELATIONAL_ENDINGS):
                         stats["dropped:relational"] += 1

@@ -48,24 +48,36 @@ class JaVerb:
             return bool(self.classes["volitional"]) or self.person_agent
         return self.person_agent
 
-    def usable_tuples(self) -> list[tuple[dict[str, str], int]]:
+    def usable_tuples(self, noun_frequency: dict[str, int] | None = None,
+                      min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
         """Observed tuples that fill every case of the verb's clause frame (ガ aside when a
-        person is the subject), restricted to that frame."""
-        frame = self.classes.get("frame")
-        if not frame:
-            return self.tuples
-        needed = [c for c in frame if not (c == "ガ" and self.agentive)]
+        person is the subject), restricted to that frame, whose nouns are frequent enough
+        in the whole corpus and do not repeat the verb (釣りを釣る)."""
+        frame = self.classes.get("frame") or sorted({c for t, _ in self.tuples for c in t})
+        agentive = self.agentive
+        needed = [c for c in frame if not (c == "ガ" and agentive)]
+        stem = self.lemma[0]
         out = []
         for t, n in self.tuples:
-            if all(c in t for c in needed):
-                out.append(({c: w for c, w in t.items() if c in frame}, n))
+            if not all(c in t for c in needed):
+                continue
+            if agentive and "ガ" in t:
+                continue  # a thing was the subject there: a person would not fit its objects
+            kept = {c: w for c, w in t.items() if c in frame and not (c == "ガ" and self.agentive)}
+            if any(_is_kanji(stem) and stem in w for w in kept.values()):
+                continue
+            if noun_frequency is not None and any(noun_frequency.get(w, 0) < min_frequency
+                                                  for w in kept.values()):
+                continue
+            out.append((kept, n))
         return out
 
-    def pick_tuple(self, rng: StableRng) -> dict[str, str] | None:
+    def pick_tuple(self, rng: StableRng, noun_frequency: dict[str, int] | None = None,
+                   min_frequency: int = 1) -> dict[str, str] | None:
         """An observed argument tuple, drawn in proportion to its corpus frequency
         (cumulative weights computed once)."""
         if not self._cumulative:
-            self._usable = self.usable_tuples()
+            self._usable = self.usable_tuples(noun_frequency, min_frequency)
             total = 0
             for _, n in self._usable:
                 total += n
@@ -76,12 +88,26 @@ class JaVerb:
         return self._usable[bisect.bisect_right(self._cumulative, x)][0]
 
 
+# A filler must occur at least this often in the whole corpus (any verb, any case): rare
+# fillers are mostly extraction fragments (台駅) or too specialised to read naturally.
+MIN_NOUN_FREQUENCY = 3
+
+
+def _is_kanji(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff"
+
+
 class JaLexicon:
     def __init__(self, verbs: list[JaVerb], names: list[dict], meta: dict):
         self.verbs = verbs
         self.names = names
         self.meta = meta
         self.by_lemma = {v.lemma: v for v in verbs}
+        self.noun_frequency: dict[str, int] = {}
+        for v in verbs:
+            for slot in v.slots.values():
+                for noun, n in slot.get("nouns", []):
+                    self.noun_frequency[noun] = self.noun_frequency.get(noun, 0) + n
 
     @classmethod
     def load(cls, lexicons: LexiconSet) -> "JaLexicon":
@@ -134,13 +160,16 @@ class JaLexicon:
     def sample_clauses(self, n: int, seed: int) -> list[str]:
         """Simple clauses: agent + an observed argument tuple + the verb in the past.
         Curated verbs are preferred (they are the ones templates use)."""
-        pool = [v for v in self.verbs if v.classes and v.usable_tuples()] or self.verbs
+        def usable(v: JaVerb) -> bool:
+            return bool(v.usable_tuples(self.noun_frequency, MIN_NOUN_FREQUENCY))
+
+        pool = [v for v in self.verbs if v.classes and usable(v)] or self.verbs
         names = [e["name"] for e in self.names] or ["アリス"]
         out = []
         for i in range(n):
             rng = StableRng(seed, "ja-sample", i)
             verb = pool[rng.randbelow(len(pool))]
-            args = dict(verb.pick_tuple(rng) or {})
+            args = dict(verb.pick_tuple(rng, self.noun_frequency, MIN_NOUN_FREQUENCY) or {})
             if verb.agentive:  # people act: the agent is a name, whatever filled ガ in text
                 args["ガ"] = names[rng.randbelow(len(names))]
             phrases = [args[c] + PARTICLES[c] for c in CLAUSE_ORDER if c in args]
