@@ -70,3 +70,37 @@ def test_filters_for_templates(tmp_path):
     ds = generate(tmp_path, n=2, seed=0)
     texts = {r["premise"] for r in ds.records}
     assert texts == {"アリスは駅に到着した。", "アリスは駅に行った。"}
+
+
+def _lexicon_verbs():
+    from nligen.data import lexicons_dir
+    from nligen.lang.ja.lexicon import MIN_NOUN_FREQUENCY, JaLexicon
+    from nligen.lexicon import LexiconSet
+
+    lexicon = JaLexicon.load(LexiconSet([lexicons_dir()]))
+    out = []
+    for verb in lexicon.verbs:  # the verbs generation can use: curated, with a usable tuple
+        usable = verb.usable_tuples(lexicon.noun_frequency, MIN_NOUN_FREQUENCY)
+        if verb.classes and usable:
+            out.append((verb.lemma, dict(usable[0][0])))
+    return out
+
+
+LEXICON_VERBS = _lexicon_verbs()
+
+
+def test_the_lexicon_has_the_verbs_the_issue_asks_for():
+    assert len(LEXICON_VERBS) >= 300
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(LEXICON_VERBS), st.sampled_from(FORMS))
+def test_lexicon_verbs_analyse_back_in_their_frames(verb, form):
+    lemma, arguments = verb
+    assert analyses_back(lemma, form, arguments), (lemma, form, conjugate(lemma, form), arguments)
+
+
+def test_every_lexicon_verb_and_form_analyses_back():
+    failures = [(lemma, form) for lemma, args in LEXICON_VERBS for form in FORMS
+                if not analyses_back(lemma, form, args)]
+    assert not failures, failures[:20]

@@ -9,6 +9,7 @@ verbs UniDic can conjugate and that pass the thresholds, and writes
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -46,9 +47,9 @@ def load_blocklist(lexicon_dir: Path) -> frozenset[str]:
     return frozenset(e["word"] for e in data["entries"])
 
 
-def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset()
-                  ) -> tuple[list[dict], dict, list]:
-    frames, stats, problems = extract(corpora, blocklist)
+def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset(),
+                  no_pairs: Counter | None = None) -> tuple[list[dict], dict, list]:
+    frames, stats, problems = extract(corpora, blocklist, no_pairs)
     entries = []
     skipped: dict[str, int] = {"rare": 0, "excluded": 0, "not conjugable": 0, "no nouns": 0}
     for lemma in sorted(frames):
@@ -91,7 +92,9 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
             raise LexiconError("no such corpus file or folder", str(c))
     blocklist_path = lexicon_dir / "ja" / "curated" / "filler_blocklist.yaml"
     blocklist = load_blocklist(lexicon_dir) if blocklist_path.is_file() else frozenset()
-    entries, info, problems = build_entries(corpora, blocklist)
+    no_pairs: Counter = Counter()
+    entries, info, problems = build_entries(corpora, blocklist, no_pairs)
+    no_entries = _no_modifier_entries(no_pairs)
     meta = {
         "description": "Japanese verbs with their case frames, slot fillers and observed "
                        "argument tuples, extracted from gold predicate-argument annotations.",
@@ -111,6 +114,37 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
         "skipped": info["skipped"],
         "problems": len(problems),
     }
+    meta["usable"] = _usable_counts(lexicon_dir, meta, entries)
+    no_meta = {
+        "description": "Noun-ノ-noun pairs (the modifier of a head noun: 東京の駅), for "
+                       "templates with a ノ-modified argument (np_1 の np_2 を V).",
+        "source": meta["source"], "license": meta["license"], "rebuild": BUILD_COMMAND,
+        "inputs": meta["inputs"],
+        "counts": {"heads": len(no_entries), "pairs": sum(len(e["modifiers"]) for e in no_entries)},
+    }
     if not check_only:
-        write_files_atomically(lexicon_dir / "ja", {"caseframes.json": dump_lexicon(meta, entries)})
-    return {"verbs": len(entries), "problems": [str(p) for p in problems], **info}
+        write_files_atomically(lexicon_dir / "ja", {
+            "caseframes.json": dump_lexicon(meta, entries),
+            "no_modifiers.json": dump_lexicon(no_meta, no_entries)})
+    return {"verbs": len(entries), "no_heads": len(no_entries),
+            "problems": [str(p) for p in problems], **info}
+
+
+def _no_modifier_entries(pairs: Counter) -> list[dict]:
+    heads: dict[str, list] = {}
+    for (head, modifier), n in pairs.items():
+        heads.setdefault(head, []).append([modifier, n])
+    return [{"head": head, "modifiers": sorted(mods, key=lambda m: (-m[1], m[0]))}
+            for head, mods in sorted(heads.items())]
+
+
+def _usable_counts(lexicon_dir: Path, meta: dict, entries: list[dict]) -> dict[str, Any]:
+    """What generation can use of this lexicon, with the curated classes and names in
+    lexicon_dir: the numbers the lexicon's own metadata states."""
+    from ...lexicon import Lexicon, LexiconSet
+    from .lexicon import JaLexicon
+
+    lexicons = LexiconSet([lexicon_dir])
+    lexicons._loaded["ja/caseframes"] = Lexicon("ja/caseframes", lexicon_dir, meta, entries, "")
+    stats = JaLexicon.load(lexicons).stats()
+    return {k: stats[k] for k in ("usable_verbs", "names", "classes")}

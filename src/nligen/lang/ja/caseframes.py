@@ -244,10 +244,34 @@ def head_noun(tag: Tag) -> tuple[str, str] | None:
     return "".join(parts), cls
 
 
-def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset()
+def _content_noun(tags: list[Tag], index: int, blocklist: frozenset[str],
+                  stats: Counter) -> tuple[str, str] | None:
+    """The argument noun of a tag if it may fill a slot (filters of the module doc)."""
+    noun = compound_head(tags, index)
+    if noun is None:
+        return None
+    word, cls = noun
+    if cls not in KEPT_NOUN_CLASSES or word in blocklist:
+        stats[f"dropped:{cls}"] += 1
+        return None
+    if word in PRONOUNS:
+        stats["dropped:pronoun"] += 1
+        return None
+    if any(ch.isdigit() for ch in word):
+        stats["dropped:numeral"] += 1  # １２事業所: counted things
+        return None
+    if word.endswith(RELATIONAL_ENDINGS):
+        stats["dropped:relational"] += 1
+        return None
+    return word, cls
+
+
+def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset(),
+            no_pairs: Counter | None = None
             ) -> tuple[dict[str, FrameCounts], Counter, list[Problem]]:
     """Case frames of every predicate in the corpora; also noun-class statistics.
-    Nouns in ``blocklist`` (formal, vague, offensive...) never count as fillers."""
+    Nouns in ``blocklist`` (formal, vague, offensive...) never count as fillers. When
+    ``no_pairs`` is given, it collects (head noun, ノ-modifier noun) pairs: 駅の前 ..."""
     problems: list[Problem] = []
     frames: dict[str, FrameCounts] = defaultdict(FrameCounts)
     stats: Counter = Counter()
@@ -260,6 +284,8 @@ def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset()
                     continue
                 lemma = predicate_lemma(tag)
                 if lemma is None:
+                    if no_pairs is not None:
+                        _collect_no(sentence, by_sid, tag, blocklist, stats, no_pairs)
                     continue
                 filled: dict[str, str] = {}
                 cases_present: set[str] = set()
@@ -277,24 +303,12 @@ def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset()
                     if ref is None or rid is None or rid >= len(ref.tags):
                         stats["unresolved"] += 1
                         continue
-                    noun = compound_head(ref.tags, rid)
-                    if noun is None:
+                    word_cls = _content_noun(ref.tags, rid, blocklist, stats)
+                    if word_cls is None:
+                        if head_noun(ref.tags[rid]) and head_noun(ref.tags[rid])[1] == "人名":
+                            counts.person[rtype] += 1
                         continue
-                    word, cls = noun
-                    if cls == "人名":
-                        counts.person[rtype] += 1
-                    if cls not in KEPT_NOUN_CLASSES or word in blocklist:
-                        stats[f"dropped:{cls}"] += 1
-                        continue
-                    if word in PRONOUNS:
-                        stats["dropped:pronoun"] += 1
-                        continue
-                    if any(ch.isdigit() for ch in word):
-                        stats["dropped:numeral"] += 1  # １２事業所: counted things
-                        continue
-                    if word.endswith(RELATIONAL_ENDINGS):
-                        stats["dropped:relational"] += 1
-                        continue
+                    word, cls = word_cls
                     filled.setdefault(rtype, word)
                 counts.count += 1
                 if cases_present:
@@ -315,3 +329,21 @@ def read_text(text: str, name: str = "<input>") -> tuple[list[Sentence], list[Pr
 
 __all__ = ["extract", "read_documents", "read_text", "predicate_lemma", "head_noun", "CASES",
            "FrameCounts", "Problem"]
+
+
+def _collect_no(sentence: Sentence, by_sid: dict, tag: Tag, blocklist: frozenset[str],
+                stats: Counter, no_pairs: Counter) -> None:
+    """(head, modifier) for a noun tag annotated with a ノ relation (駅 ← ノ: 東京)."""
+    head = _content_noun(sentence.tags, tag.tag_id, blocklist, stats)
+    if head is None:
+        return
+    for rtype, _target, rsid, rid, _line in tag.rels:
+        if rtype != "ノ" or rsid is None or rid is None:
+            continue
+        ref = by_sid.get(rsid)
+        if ref is None or rid >= len(ref.tags):
+            continue
+        modifier = _content_noun(ref.tags, rid, blocklist, stats)
+        # KNP also marks ノ inside compounds (外国産 ← 外国): only separate nouns count.
+        if modifier is not None and modifier[0] not in head[0] and head[0] not in modifier[0]:
+            no_pairs[(head[0], modifier[0])] += 1

@@ -177,13 +177,23 @@ CONTEXTS = {
 _SUPPLETIVE = {("有る", "negative"): "無い"}
 
 
-def analyses_back(lemma: str, form: str) -> bool:
+_PARTICLES = {"ヲ": "を", "ニ": "に", "デ": "で", "ト": "と", "カラ": "から", "ヘ": "へ",
+              "ヨリ": "より", "マデ": "まで"}
+
+
+def analyses_back(lemma: str, form: str, arguments: dict[str, str] | None = None) -> bool:
     """Whether fugashi reads ``conjugate(lemma, form)``, in its context, as a form of the
-    same verb (same UniDic lemma as the last verb of ``lemma``)."""
+    same verb (same UniDic lemma as the last verb of ``lemma``).
+
+    ``arguments`` ({"ヲ": "事業"}) go before the verb: some forms are homographs that only
+    the arguments tell apart (事業を行った is 行う, 行った alone reads as 行く)."""
     info = analyse_lemma(lemma)
-    text = _CONTEXT_PREFIX + CONTEXTS[form].format(conjugate(lemma, form))
+    phrases = "".join(noun + _PARTICLES[case] for case, noun in (arguments or {}).items()
+                      if case in _PARTICLES)
+    prefix = _CONTEXT_PREFIX + phrases
+    text = prefix + CONTEXTS[form].format(conjugate(lemma, form))
     want = _SUPPLETIVE.get((info.unidic_lemma, form), info.unidic_lemma)
-    target_start = len(_CONTEXT_PREFIX) + len(info.prefix)
+    target_start = len(prefix) + len(info.prefix)
     position = 0
     for w in _tagger()(text):
         start, position = position, position + len(w.surface)

@@ -141,7 +141,8 @@ class JaLexicon:
             tuples += len(v.tuples)
         per_class: dict[str, int] = {}
         curated = [v for v in self.verbs if v.classes]
-        for v in curated:
+        usable = self.usable_verbs()
+        for v in usable:
             for fld in CLASS_FIELDS:
                 value = v.classes.get(fld)
                 values = value if isinstance(value, list) else [value]
@@ -154,16 +155,20 @@ class JaLexicon:
         by_case = {case: sum(1 for v in self.verbs if any(case in f for f, _ in v.frames))
                    for case in CASES}
         return {"verbs": len(self.verbs), "nouns": len(nouns), "frames": frames,
-                "tuples": tuples, "curated_verbs": len(curated), "names": len(self.names),
-                "verbs_with_case": by_case, "classes": dict(sorted(per_class.items()))}
+                "tuples": tuples, "curated_verbs": len(curated), "usable_verbs": len(usable),
+                "names": len(self.names), "verbs_with_case": by_case,
+                "classes": dict(sorted(per_class.items()))}
+
+    def usable_verbs(self) -> list[JaVerb]:
+        """The verbs generation uses: curated classes and at least one usable tuple.
+        ``classes`` in stats() counts these."""
+        return [v for v in self.verbs
+                if v.classes and v.usable_tuples(self.noun_frequency, MIN_NOUN_FREQUENCY)]
 
     def sample_clauses(self, n: int, seed: int) -> list[str]:
         """Simple clauses: agent + an observed argument tuple + the verb in the past.
         Curated verbs are preferred (they are the ones templates use)."""
-        def usable(v: JaVerb) -> bool:
-            return bool(v.usable_tuples(self.noun_frequency, MIN_NOUN_FREQUENCY))
-
-        pool = [v for v in self.verbs if v.classes and usable(v)] or self.verbs
+        pool = self.usable_verbs() or self.verbs
         names = [e["name"] for e in self.names] or ["アリス"]
         out = []
         for i in range(n):
