@@ -161,6 +161,11 @@ class LexiconSet:
             (self._loaded if track else self._untracked)[name] = lex
         return lex
 
+    def add(self, lexicon: Lexicon) -> None:
+        """Use an in-memory lexicon under its name (a builder checking what it is about to
+        write)."""
+        self._loaded[lexicon.name] = lexicon
+
     def available(self) -> list[str]:
         names = set()
         for root in self.roots:

@@ -145,6 +145,6 @@ def _usable_counts(lexicon_dir: Path, meta: dict, entries: list[dict]) -> dict[s
     from .lexicon import JaLexicon
 
     lexicons = LexiconSet([lexicon_dir])
-    lexicons._loaded["ja/caseframes"] = Lexicon("ja/caseframes", lexicon_dir, meta, entries, "")
+    lexicons.add(Lexicon("ja/caseframes", lexicon_dir, meta, entries, ""))
     stats = JaLexicon.load(lexicons).stats()
     return {k: stats[k] for k in ("usable_verbs", "names", "classes")}

@@ -13,7 +13,6 @@ reported with file and line and skipped; the rest of the corpus is read.
 
 from __future__ import annotations
 
-import re
 import tarfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -127,7 +126,6 @@ def _document(name: str, raw: bytes, problems: list[Problem]) -> Iterator[tuple[
         return
     sentences: list[Sentence] = []
     lines = text.split("\n")
-    start = 0
     block: list[tuple[int, str]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -138,10 +136,8 @@ def _document(name: str, raw: bytes, problems: list[Problem]) -> Iterator[tuple[
             if sentence is not None:
                 sentences.append(sentence)
             block = []
-            start = number
     if block:
         problems.append(Problem(f"{name}:{block[0][0]}", "truncated sentence (no EOS); skipped"))
-    del start
     yield name, sentences
 
 
@@ -305,7 +301,8 @@ def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset()
                         continue
                     word_cls = _content_noun(ref.tags, rid, blocklist, stats)
                     if word_cls is None:
-                        if head_noun(ref.tags[rid]) and head_noun(ref.tags[rid])[1] == "人名":
+                        own = head_noun(ref.tags[rid])
+                        if own is not None and own[1] == "人名":
                             counts.person[rtype] += 1
                         continue
                     word, cls = word_cls
