@@ -25,12 +25,15 @@ from .lexicon import LexiconSet
 from .rng import StablePermutation, StableRng
 from .slots import BUILTIN_KINDS, SlotContext, SlotValue
 from .templates import Hypothesis, Template, TemplateSet, resolve_refs
+from .timeslots import default_time_text
 
 ENUMERATE_LIMIT = 200_000   # largest group of dependent slots listed for the permutation walk
 RANDOM_ATTEMPTS = 1_000     # tries per unit when a variant must be sampled at random
 DISTINCT_TRIES = 64         # redraws of one slot to satisfy `distinct`
 MAX_DISTINCT_EDGES = 12     # beyond this, capacity is reported as unknown
 LABEL_MISS_BUDGET = 200_000  # fillings walked without the wanted label before giving up
+TIME_DRAWS = 64             # time-expression draws per content filling before moving on
+TIME_PASSES = 4             # passes over the content fillings of a template with a time block
 
 SideFilter = Callable[[SlotValue], bool]
 
@@ -374,6 +377,13 @@ class Item:
         return tuple((s, v._key) for s, v in self.filling.items())
 
     @property
+    def content_key(self) -> tuple:
+        """The filling without its time expressions (what a sentence shares across the
+        problems built from it)."""
+        time_names = set(self.template.time.names) if self.template.time else set()
+        return tuple((s, v._key) for s, v in self.filling.items() if s not in time_names)
+
+    @property
     def surface_pattern(self) -> str:
         """The variant as the text shows it: each axis value, or the surface pattern of the
         slot drawn for it when that differs (a pronoun subject stands for several noun-phrase
@@ -424,12 +434,18 @@ class Selection:
     variants: Sequence[str] | None = None
     templates: Sequence[str] | None = None
     variant_option: str = "--variant"  # how the CLI calls the variant filter (WOGLI: --pattern)
+    time_formats: Sequence[str] | None = None  # formats a time block may draw (None: all)
+    time_spans: Sequence[str] | None = None    # spans a time block may draw (None: all)
 
 
 class Engine:
     def __init__(self, template_set: TemplateSet, lexicons: LexiconSet, seed: int = 0,
-                 selection: Selection | None = None):
+                 selection: Selection | None = None,
+                 filling_filter: Callable[[Template, Mapping[str, SlotValue]], bool] | None = None):
         self.template_set = template_set
+        # Which content fillings this engine may use (a split keeps train and test apart).
+        self.filling_filter = filling_filter
+        self.record_defaults = dict(template_set.family.get("record_defaults") or {})
         self.lexicons = lexicons
         self.seed = seed
         self.selection = selection or Selection()
@@ -441,6 +457,9 @@ class Engine:
     def _select_templates(self) -> list[Template]:
         sel = self.selection
         templates = self.template_set.templates
+        if sel.time_formats is not None or sel.time_spans is not None:
+            templates = [t for t in templates if t.time is None or (
+                t.time.problem_formats(sel.time_formats) and t.time.problem_spans(sel.time_spans))]
         if sel.templates:
             known = {t.id for t in templates}
             for tid in sel.templates:
@@ -514,9 +533,11 @@ class Engine:
             if all(h.rule.fixed is not None for h in hyps):
                 out.append(Cell(v, hyps, None))
             else:
+                wanted = v.template.labels
                 for h in hyps:
                     for label in h.rule.labels:
-                        out.append(Cell(v, [h], label))
+                        if wanted is None or label in wanted:
+                            out.append(Cell(v, [h], label))
         if not out:
             raise UsageError("the selection has no hypotheses to generate")
         return out
@@ -528,7 +549,7 @@ class Engine:
         parts = []
         for v in self.variants:
             cap = v.capacity()
-            if cap is None:
+            if cap is None or v.template.time is not None:
                 return
             pairs = cap * len(self.selected_hypotheses(v.template))
             bound += pairs
@@ -601,22 +622,26 @@ class Engine:
             if not want:
                 continue
             cap = v.capacity()
-            if cap is not None and want > cap:
+            if cap is not None and want > cap and v.template.time is None:
                 raise CapacityError(
                     f"asked for {want} distinct items but it can give at most {cap}", v.where)
 
     def _render_unit(self, cell: Cell, filling: Mapping[str, SlotValue]):
+        """(premise, [(hypothesis, label, text, spans)]), or (None, None) when a label is not
+        the wanted one (labels are decided before anything is rendered)."""
         t = cell.variant.template
         context: dict[str, Any] = dict(filling)
         context.update(cell.variant.axes)
         context["variant"] = cell.variant.name
-        premises = [p.render(context)[0] for p in t.premises]
-        premise = t.premise_separator.join(premises)
-        out = []
+        labels = []
         for h in cell.hypotheses:
             label = h.rule.decide(context)
             if label is None or (cell.target is not None and label != cell.target):
-                return premise, None
+                return None, None
+            labels.append(label)
+        premise = t.premise_separator.join(p.render(context)[0] for p in t.premises)
+        out = []
+        for h, label in zip(cell.hypotheses, labels):
             text, spans = h.text.render(context)
             out.append((h, label, text, spans))
         return premise, out
@@ -630,11 +655,14 @@ class Engine:
         target = cell.target or "*"
         label_misses = dup_misses = 0
         attempt = 0
+        timed = t.time is not None
         while True:
             if walker is not None:
-                if pointers[c] >= walker.size:
+                position = pointers[c]
+                limit = walker.size * (TIME_PASSES if timed else 1)
+                if position >= limit:
                     self._exhausted(cell, index, label_misses, dup_misses, cap)
-                filling = walker.filling(pointers[c])
+                filling = walker.filling(position % walker.size)
                 pointers[c] += 1
                 if filling is None:
                     continue
@@ -642,38 +670,73 @@ class Engine:
                 if attempt >= RANDOM_ATTEMPTS * (5 if cell.target else 1):
                     self._exhausted(cell, index, label_misses, dup_misses, cap)
                 rng = StableRng(self.seed, side, t.id, v.name, target, index, attempt)
+                position = -attempt - 1
                 attempt += 1
                 filling = v.sample(rng)
                 if filling is None:
                     dup_misses += 1
                     continue
-            try:
-                premise, rendered = self._render_unit(cell, filling)
-            except ConditionError as exc:
-                raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
-            if rendered is None:
+            if self.filling_filter is not None and not self.filling_filter(t, filling):
+                continue
+            found = None
+            for draw in range(TIME_DRAWS if timed else 1):
+                full, time_fields = filling, {}
+                if timed:
+                    drawn = t.time.draw(
+                        StableRng(self.seed, side, t.id, v.name, target, position, draw), draw,
+                        self._time_text(t), self.selection.time_formats,
+                        self.selection.time_spans, filling)
+                    if drawn is None:
+                        continue
+                    full = dict(filling)
+                    full.update(drawn.values)
+                    time_fields = {"time_format": self._format_name(t, drawn.format),
+                                   "time_span": drawn.span}
+                try:
+                    premise, rendered = self._render_unit(cell, full)
+                except ConditionError as exc:
+                    raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
+                if rendered is None:
+                    continue
+                keys = [(premise, text) for _, _, text, _ in rendered]
+                if any(k in seen for k in keys) or len(set(keys)) != len(keys):
+                    dup_misses += 1
+                    continue
+                found = (full, time_fields, premise, rendered, keys)
+                break
+            if found is None:
                 label_misses += 1
                 if label_misses > LABEL_MISS_BUDGET:
                     self._exhausted(cell, index, label_misses, 0, cap)
                 continue
-            keys = [(premise, text) for _, _, text, _ in rendered]
-            if any(k in seen for k in keys) or len(set(keys)) != len(keys):
-                dup_misses += 1
-                continue
+            full, time_fields, premise, rendered, keys = found
             self._pair_checks(cell, premise, rendered)
             seen.update(keys)
-            context = dict(filling)
+            context = dict(full)
             context.update(v.axes)
             context["variant"] = v.name
-            base_fields = {k: ct.render(context)[0] for k, ct in t.record.items()}
+            base_fields = dict(self.record_defaults)
+            base_fields.update(time_fields)
+            base_fields.update(_record_fields(t.record, context))
             items = []
             for h, label, text, spans in rendered:
                 fields = dict(base_fields)
-                fields.update({k: ct.render(context)[0] for k, ct in h.record.items()})
+                fields.update(_record_fields(h.record, context))
                 explain = h.explain.render(context)[0] if h.explain else None
-                items.append(Item(t, v, h, premise, text, label, dict(filling), spans, explain,
+                items.append(Item(t, v, h, premise, text, label, full, spans, explain,
                                   fields, (side, c, index)))
             return items
+
+    def _time_text(self, template: Template):
+        lang = template.language
+        return lang.time_text if lang is not None and lang.time_text else default_time_text
+
+    @staticmethod
+    def _format_name(template: Template, fmt: str | None) -> str | None:
+        lang = template.language
+        if fmt is None or lang is None or not lang.time_format_names:
+            return fmt
+        return lang.time_format_names.get(fmt, fmt)
 
     def _exhausted(self, cell: Cell, index: int, label_misses: int, dup_misses: int,
                    cap: int | None) -> None:
@@ -714,6 +777,10 @@ class Engine:
                         f"pair check same_lemmas failed for {h.type or h.index}: premise "
                         f"{premise!r} has lemmas {sorted(want.elements())}, hypothesis {text!r} "
                         f"has {sorted(got.elements())}", cell.variant.where)
+
+
+def _record_fields(spec: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (ct.render(context)[0] if hasattr(ct, "render") else ct) for k, ct in spec.items()}
 
 
 def describe_variants(engine: Engine) -> list[dict[str, Any]]:

@@ -49,6 +49,7 @@ from .errors import ConditionError, NligenError, TemplateError
 from .lang import Language, get_language
 from .render import CompiledText, Renderer
 from .slots import BUILTIN_KINDS, validate_builtin
+from .timeslots import TimeSpec, parse_time_block
 
 LABELS = ("entailment", "neutral", "contradiction", "non-entailment")
 MAX_VARIANTS = 10_000
@@ -62,7 +63,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {
     "id", "family", "language", "set", "description", "variants", "slots", "distinct",
     "checks", "premise", "premises", "premise_separator", "hypothesis", "label",
-    "hypotheses", "record", "explain",
+    "hypotheses", "record", "explain", "time", "labels",
 }
 HYP_KEYS = {"type", "text", "label", "set", "explain", "record"}
 VARIANT_KEYS = {"axes", "name", "field", "keep", "only"}
@@ -112,9 +113,14 @@ class Template:
     premises: list[CompiledText]
     premise_separator: str
     hypotheses: list[Hypothesis]
-    record: dict[str, CompiledText]
+    record: dict[str, Any]  # field -> CompiledText, or a plain value (number, null, ...)
     sha256: str
     renderer: Renderer = field(repr=False)
+    time: TimeSpec | None = None
+    # Labels generation produces (None: every label the rules can give). A condition may
+    # name a label that the time block's `require` rules out in generated problems, so the
+    # rule still labels other people's problems correctly (gen jamp label).
+    labels: list[str] | None = None
 
     @property
     def where(self) -> str:
@@ -172,7 +178,9 @@ def load_template_file(path: Path, family_defaults: Mapping[str, Any] | None = N
         raise TemplateError("not UTF-8 text", str(path)) from None
     data = load_yaml(text, str(path), TemplateError)
     sha = hashlib.sha256(raw).hexdigest()
-    if isinstance(data, Mapping):
+    if isinstance(data, Mapping) and "templates" in data:
+        items = _with_defaults(data, str(path))
+    elif isinstance(data, Mapping):
         items = [data]
     elif isinstance(data, list) and data:
         items = data
@@ -183,6 +191,32 @@ def load_template_file(path: Path, family_defaults: Mapping[str, Any] | None = N
         if not isinstance(item, Mapping):
             raise TemplateError(f"item {i + 1} is not a mapping", str(path))
         out.append(parse_template(item, path, sha, family_defaults))
+    return out
+
+
+def _with_defaults(data: Mapping[str, Any], where: str) -> list[Any]:
+    """A file ``{defaults: {...}, templates: [...]}``: each template starts from the
+    defaults (its own fields win; ``record`` mappings are merged)."""
+    bad = set(data) - {"defaults", "templates", "description"}
+    if bad:
+        raise TemplateError(f"unknown field(s) {', '.join(sorted(map(str, bad)))} beside "
+                            "'templates' (known: defaults, description)", where)
+    defaults = data.get("defaults") or {}
+    items = data["templates"]
+    if not isinstance(defaults, Mapping):
+        raise TemplateError("'defaults' must be a mapping of template fields", where)
+    if not isinstance(items, list) or not items:
+        raise TemplateError("'templates' must be a non-empty list of templates", where)
+    out = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            out.append(item)
+            continue
+        merged = dict(defaults)
+        merged.update(item)
+        if isinstance(defaults.get("record"), Mapping) and isinstance(item.get("record"), Mapping):
+            merged["record"] = {**defaults["record"], **item["record"]}
+        out.append(merged)
     return out
 
 
@@ -210,7 +244,11 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
     axis_names = set(variants.axes) if variants else set()
 
     slots = _parse_slots(data.get("slots"), loc, axis_names, language)
-    known_names = set(slots) | axis_names | {"variant"}
+    time_spec = None
+    if "time" in data:
+        time_spec = parse_time_block(data["time"], loc("time"), set(slots) | axis_names)
+    time_names = set(time_spec.names) if time_spec else set()
+    known_names = set(slots) | axis_names | time_names | {"variant"}
     for i, (check_name, args) in enumerate(variants.keep if variants else []):
         validate_args = getattr(language.variant_checks[check_name], "validate", None)
         problem = validate_args(args, slots) if validate_args else None
@@ -261,7 +299,7 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
         raise TemplateError("'premise_separator' must be a text of at most 20 characters",
                             loc("premise_separator"))
 
-    cond_names = set(slots) | axis_names
+    cond_names = set(slots) | axis_names | time_names
     hypotheses: list[Hypothesis] = []
     if "hypotheses" in data:
         if "hypothesis" in data or "label" in data:
@@ -310,11 +348,20 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
 
     record = _parse_record(data.get("record"), compile_text, "record", loc)
 
+    gen_labels = data.get("labels")
+    if gen_labels is not None:
+        possible = {lab for h in hypotheses for lab in h.rule.labels}
+        if (not isinstance(gen_labels, list) or not gen_labels
+                or any(lab not in possible for lab in gen_labels)):
+            raise TemplateError(f"'labels' must list labels the hypotheses can give "
+                                f"({', '.join(sorted(possible))})", loc("labels"))
+
     return Template(
         id=tid, family=family, path=path, language=language, set=default_set,
         description=description, variants=variants, slots=slots, distinct=distinct,
         checks=list(checks), premises=premises, premise_separator=separator,
         hypotheses=hypotheses, record=record, sha256=sha256, renderer=renderer,
+        time=time_spec, labels=gen_labels,
     )
 
 
@@ -325,16 +372,24 @@ def _opt_str(data: Mapping, key: str, loc: _Loc) -> str | None:
     return value
 
 
-def _parse_record(raw: Any, compile_text, field_name: str, loc: _Loc) -> dict[str, CompiledText]:
+def _parse_record(raw: Any, compile_text, field_name: str, loc: _Loc) -> dict[str, Any]:
+    """Extra record fields: a text is rendered per item; a number, true/false or null is
+    written as it is."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
         raise TemplateError("must be a mapping of field: text", loc(field_name))
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or not _IDENT.match(key):
             raise TemplateError(f"field name {key!r} is not a name", loc(field_name))
-        out[key] = compile_text(str(value), f"{field_name}.{key}")
+        if value is None or isinstance(value, (bool, int)):
+            out[key] = value
+        elif isinstance(value, (str, float)):
+            out[key] = compile_text(str(value), f"{field_name}.{key}")
+        else:
+            raise TemplateError("must be a text, a number, true/false or null",
+                                loc(f"{field_name}.{key}"))
     return out
 
 
@@ -546,6 +601,7 @@ FAMILY_FILE = "family.yaml"
 FAMILY_KEYS = {
     "name": str, "title": str, "language": str, "default_set": str, "description": str,
     "citation": str, "license": str, "default_units_per_variant": int, "splits": dict,
+    "record_defaults": dict,
 }
 
 
@@ -574,6 +630,10 @@ def load_family_file(path: Path) -> dict[str, Any]:
     for name in ("name", "default_set"):
         if name in data and not _IDENT.match(data[name]) and not _TEMPLATE_ID.match(data[name]):
             raise TemplateError(f"{name}: must be a name", where)
+    for key, value in (data.get("record_defaults") or {}).items():
+        if not isinstance(key, str) or not _IDENT.match(key) or not (
+                value is None or isinstance(value, (str, int, float, bool))):
+            raise TemplateError(f"record_defaults.{key}: must be a plain value", where)
     for split, options in (data.get("splits") or {}).items():
         cover = options.get("cover", []) if isinstance(options, Mapping) else None
         if not isinstance(cover, list) or not all(isinstance(c, str) for c in cover):

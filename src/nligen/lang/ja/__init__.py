@@ -2,12 +2,16 @@
 
 Filters for templates: one per conjugated form (``{{ vp_1|te }}``, ``{{ vp_1|past }}``,
 ``{{ vp_1|progressive }}``, ...), each taking a verb slot (its text is the lemma).
+Slot kinds: ``agent`` (a given name) and ``predicate`` (a verb with an observed argument
+tuple, see :mod:`.slots`). Time expressions render as Jamp writes them (:mod:`.timetext`).
 """
 
 from __future__ import annotations
 
 from .. import Language
 from .conjugation import FORMS, ConjugationError, conjugate
+from .slots import AgentKind, PredicateKind
+from .timetext import FORMAT_NAMES, time_text
 
 
 def _form_filter(form: str):
@@ -22,6 +26,9 @@ LANGUAGE = Language(
     code="ja",
     name="Japanese",
     filters={form: _form_filter(form) for form in FORMS},
+    slot_kinds={"agent": AgentKind, "predicate": PredicateKind},
+    time_text=time_text,
+    time_format_names=FORMAT_NAMES,
 )
 
 __all__ = ["LANGUAGE", "FORMS", "ConjugationError", "conjugate"]

@@ -1,0 +1,172 @@
+"""Japanese slot kinds: agents (``agent``) and predicates with their arguments (``predicate``).
+
+A ``predicate`` option is one verb together with one observed argument tuple of its case
+frame, so the nouns a sentence uses always co-occurred with the verb in the corpus (Jamp's
+"randomly select nouns that the selected verb can take as its case", Sugimoto et al. 2023,
+section 3.2)::
+
+    V: {type: predicate, cases: [ニ, ヲ], jamp: tp, volitional: true}
+    # {{ V.ni }}に{{ V.wo }}を{{ V|past }}   (fields by case: ga wo ni de to kara he yori made)
+    V: {type: predicate, cases: [ヲ], jamp: cint, modifier: ヲ}
+    # {{ V.no }}の{{ V.wo }}を...   (a ノ-modifier of the ヲ noun, seen with it in the corpus)
+
+The agent (ガ) is not part of the tuple: agents are names (``agent`` slots).
+"""
+
+from __future__ import annotations
+
+from ...errors import TemplateError
+from ...slots import SlotValue
+from .caseframes import CASES, PRONOUNS
+
+CASE_FIELDS = {"ガ": "ga", "ヲ": "wo", "ニ": "ni", "デ": "de", "ト": "to", "カラ": "kara",
+               "ヘ": "he", "ヨリ": "yori", "マデ": "made"}
+JAMP_CLASSES = ("tp", "nint", "cint")
+ASPECTS = ("stative", "activity", "accomplishment", "achievement")
+
+_CACHE_ATTR = "_ja_lexicon"
+
+
+def ja_lexicon(lexicons):
+    """The Japanese lexicon of a lexicon set, loaded once per set."""
+    from .lexicon import JaLexicon
+
+    lex = getattr(lexicons, _CACHE_ATTR, None)
+    if lex is None:
+        lex = JaLexicon.load(lexicons)
+        setattr(lexicons, _CACHE_ATTR, lex)
+    return lex
+
+
+def _as_list(value, known, name, where):
+    values = value if isinstance(value, list) else [value]
+    if not values or any(v not in known for v in values):
+        raise TemplateError(f"{name} must be one of {', '.join(known)} (or a list of them)", where)
+    return values
+
+
+class AgentKind:
+    """``{type: agent}``: a given name from ``ja/curated/names`` (or ``names: LEXICON``)."""
+
+    params = ("names",)
+
+    @staticmethod
+    def validate(spec, where):
+        if "names" in spec and not isinstance(spec["names"], str):
+            raise TemplateError("'names' must name a lexicon", where)
+
+    def options(self, spec, ctx):
+        lex = ctx.lexicons.get(spec.get("names", "ja/curated/names"))
+        out = []
+        for e in lex.entries:
+            name = str(e.get("name", ""))
+            if name:
+                out.append(SlotValue(ctx.slot, name, {"name": name}, identity=name,
+                                     lemmas=(name,), key=f"name:{name}"))
+        return out
+
+
+class PredicateKind:
+    """``{type: predicate, cases: [...], jamp: tp|nint|cint, aspect: ..., volitional: bool,
+    transitivity: transitive|intransitive, modifier: CASE, lemmas: [...]}``
+
+    ``cases`` are the clause's cases besides ガ; a verb qualifies when its curated frame is
+    exactly ガ + these cases and it takes a person as subject. Options are the verb's
+    observed argument tuples (nouns frequent in the corpus, no pronouns).
+    """
+
+    params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas")
+
+    @staticmethod
+    def validate(spec, where):
+        cases = spec.get("cases")
+        if not isinstance(cases, list) or any(c not in CASES or c == "ガ" for c in cases) \
+                or len(set(cases)) != len(cases):
+            raise TemplateError(f"'cases' must list the clause's cases besides ガ "
+                                f"(from {', '.join(CASES[1:])}); [] for ガ alone", where)
+        if "jamp" in spec:
+            _as_list(spec["jamp"], JAMP_CLASSES, "jamp", where)
+        if "aspect" in spec:
+            _as_list(spec["aspect"], ASPECTS, "aspect", where)
+        if "volitional" in spec and not isinstance(spec["volitional"], bool):
+            raise TemplateError("'volitional' must be true or false", where)
+        if "transitivity" in spec:
+            _as_list(spec["transitivity"], ("transitive", "intransitive"), "transitivity", where)
+        lemmas = spec.get("lemmas")
+        if lemmas is not None and (not isinstance(lemmas, list) or not lemmas
+                                   or not all(isinstance(x, str) for x in lemmas)):
+            raise TemplateError("'lemmas' must be a list of verb lemmas", where)
+        if "modifier" in spec and spec["modifier"] not in cases:
+            raise TemplateError("'modifier' must be one of the clause's cases", where)
+
+    def options(self, spec, ctx):
+        from .lexicon import MIN_NOUN_FREQUENCY
+
+        lex = ja_lexicon(ctx.lexicons)
+        cases = set(spec["cases"])
+        jamp = set(spec["jamp"] if isinstance(spec.get("jamp"), list) else
+                   [spec["jamp"]] if "jamp" in spec else [])
+        aspects = spec.get("aspect")
+        aspects = set(aspects if isinstance(aspects, list) else [aspects]) if aspects else None
+        trans = spec.get("transitivity")
+        trans = set(trans if isinstance(trans, list) else [trans]) if trans else None
+        modifier = spec.get("modifier")
+        modifiers = _modifier_table(ctx.lexicons, lex) if modifier else None
+        only = set(spec["lemmas"]) if spec.get("lemmas") else None
+        out: list[SlotValue] = []
+        seen: set[str] = set()
+        for verb in lex.usable_verbs():
+            if only is not None and verb.lemma not in only:
+                continue
+            cls = verb.classes
+            frame = set(cls.get("frame") or [])
+            if frame - {"ガ"} != cases or not verb.agentive:
+                continue
+            if jamp and not jamp <= set(cls.get("jamp") or []):
+                continue
+            if aspects and cls.get("aspect") not in aspects:
+                continue
+            if "volitional" in spec and bool(cls.get("volitional")) != spec["volitional"]:
+                continue
+            if trans and cls.get("transitivity") not in trans:
+                continue
+            for args, _count in verb.usable_tuples(lex.noun_frequency, MIN_NOUN_FREQUENCY):
+                if any(w in PRONOUNS for w in args.values()):
+                    continue
+                nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
+                extra = [None]
+                if modifier:
+                    extra = modifiers.get(args[modifier], [])
+                for mod in extra:
+                    fields = {"lemma": verb.lemma, **nouns}
+                    if mod is not None:
+                        fields["no"] = mod
+                    key = verb.lemma + "|" + "|".join(f"{k}={v}" for k, v in fields.items()
+                                                      if k != "lemma")
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    lemmas = (verb.lemma, *(v for k, v in fields.items() if k != "lemma"))
+                    out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
+                                         lemmas=lemmas, key=key))
+        return out
+
+
+def _modifier_table(lexicons, lex) -> dict[str, list[str]]:
+    """head noun -> ノ-modifiers seen with it, frequent nouns only, no pronouns or repeats."""
+    from .lexicon import MIN_NOUN_FREQUENCY
+
+    cached = getattr(lexicons, "_ja_modifiers", None)
+    if cached is not None:
+        return cached
+    table: dict[str, list[str]] = {}
+    for e in lexicons.get("ja/no_modifiers").entries:
+        head = e.get("head")
+        mods = [m for m, _n in e.get("modifiers", [])
+                if m != head and m not in PRONOUNS
+                and lex.noun_frequency.get(m, 0) >= MIN_NOUN_FREQUENCY
+                and not any("a" <= ch.lower() <= "z" for ch in m)]
+        if mods:
+            table[head] = mods
+    setattr(lexicons, "_ja_modifiers", table)
+    return table

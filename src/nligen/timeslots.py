@@ -1,0 +1,357 @@
+"""Time expressions as slots: a template's ``time:`` block (language neutral).
+
+A template declares its time expressions in one block, because they are drawn together:
+every time point of a problem shares one *format* and one *span*, and intervals take
+their unit from the format::
+
+    time:
+      points: [tp_1, tp_2, {yesterday: tp_1 - 1 day}]   # drawn, or derived from another
+      intervals: [interval_1, interval_2]               # 1-9 (short: 1-3) of one unit
+      units: [unit_1]                                    # a bare unit (毎年: "every year")
+      formats: [YMD, MD, D]                              # default: all ten
+      interval_units: [year, month, day, hour]           # default: all four
+      spans: [random, short]                             # default: both
+      require: "tp_2.start != yesterday.start"           # must hold for every draw
+
+Formats (Jamp, Sugimoto et al. 2023, section 3.2): Y, M, D, H, YM, MD, DH, YMD, MDH,
+YMDH. Time points are drawn uniformly from 2000-01-01 0:00 to 2020-12-31 24:00 by the
+hour and denote the whole unit they name: "2010年" is [2010-01-01 0:00, 2011-01-01 0:00).
+A format that does not show a larger unit (MD shows no year) is read as "the same year
+for every time point of the problem": the hidden units are filled from a fixed reference
+(2001-01-01, not a leap year, January has 31 days), so a label follows from the text
+alone. ``short`` spans (appendix C) put every point within a third of the unit above the
+format's smallest one (8 hours, 10 days, 4 months; 40 months for years) of the first,
+and never across a hidden unit; short intervals are 1-3 instead of 1-9.
+
+Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
+interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
+:class:`~nligen.time.Duration`. The language layer renders them (``Language.time_text``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from . import time as ntime
+from .conditions import Condition
+from .errors import ConditionError, TemplateError
+from .rng import StableRng
+from .slots import SlotValue
+
+UNIT_ORDER = ("year", "month", "day", "hour")
+FORMATS: dict[str, tuple[str, ...]] = {
+    "Y": ("year",), "M": ("month",), "D": ("day",), "H": ("hour",),
+    "YM": ("year", "month"), "MD": ("month", "day"), "DH": ("day", "hour"),
+    "YMD": ("year", "month", "day"), "MDH": ("month", "day", "hour"),
+    "YMDH": ("year", "month", "day", "hour"),
+}
+POINT_FORMATS = tuple(FORMATS)
+INTERVAL_FORMATS = UNIT_ORDER  # an interval-only problem's format is its unit
+SPANS = ("random", "short")
+RANGE_START = _dt.datetime(2000, 1, 1)
+RANGE_END = _dt.datetime(2021, 1, 1)  # exclusive: 2020-12-31 24:00
+RANGE_HOURS = int((RANGE_END - RANGE_START).total_seconds() // 3600)
+REFERENCE = _dt.datetime(2001, 1, 1)
+SHORT_WINDOW = {
+    "year": ntime.Duration(months=40), "month": ntime.Duration(months=4),
+    "day": ntime.Duration(0, 10 * 86400), "hour": ntime.Duration(0, 8 * 3600),
+}
+INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
+UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
+_DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
+TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require"}
+
+
+def unit_duration(unit: str, k: int = 1) -> ntime.Duration:
+    return ntime.UNITS[unit] * k
+
+
+def project(moment: _dt.datetime, fmt: str) -> tuple[_dt.datetime, _dt.datetime] | None:
+    """The span a time point in this format denotes: shown units from ``moment``, hidden
+    larger units from the reference, smaller units at their minimum. None when the shown
+    units do not exist in the reference (29 February without a year)."""
+    units = FORMATS[fmt]
+    first, last = UNIT_ORDER.index(units[0]), UNIT_ORDER.index(units[-1])
+    parts = []
+    for i, unit in enumerate(UNIT_ORDER):
+        if i < first:
+            parts.append(getattr(REFERENCE, unit))
+        elif i > last:
+            parts.append(0 if unit == "hour" else 1)
+        else:
+            parts.append(getattr(moment, unit))
+    try:
+        start = _dt.datetime(*parts)
+    except ValueError:
+        return None
+    return start, ntime.add_duration(start, ntime.UNITS[units[-1]])
+
+
+def hidden_unit(fmt: str) -> str | None:
+    """The unit just above a format's largest shown unit (None when the year is shown)."""
+    i = UNIT_ORDER.index(FORMATS[fmt][0])
+    return UNIT_ORDER[i - 1] if i else None
+
+
+class TimePointValue(SlotValue):
+    """A time point: its text, and the span it denotes (``start``, ``end``)."""
+
+    __slots__ = ()
+
+    def _make_provenance(self) -> dict:
+        f = self._fields
+        return {"text": self._text, "format": f["format"], "start": f["start"].isoformat(),
+                "end": f["end"].isoformat()}
+
+
+def point_value(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
+                text: str) -> TimePointValue:
+    key = f"{fmt}:{start.isoformat()}"
+    return TimePointValue(slot, text, {"start": start, "end": end, "format": fmt},
+                          identity=key, key=key,
+                          scalar=ntime.TimeSpan(start, end))
+
+
+class IntervalValue(SlotValue):
+    __slots__ = ()
+
+    def _make_provenance(self) -> dict:
+        f = self._fields
+        return {"text": self._text, "number": f["number"], "unit": f["unit"]}
+
+
+def interval_value(slot: str, number: int, unit: str, text: str) -> IntervalValue:
+    key = f"{number} {unit}"
+    return IntervalValue(slot, text, {"number": number, "unit": unit,
+                                      "length": unit_duration(unit, number)},
+                         identity=key, key=key, scalar=unit_duration(unit, number))
+
+
+TimeText = Callable[[str, Mapping[str, Any]], str]
+
+
+def default_time_text(kind: str, value: Mapping[str, Any]) -> str:
+    """ISO-like rendering for templates without a language layer."""
+    if kind == "point":
+        start, units = value["start"], FORMATS[value["format"]]
+        shown = {"year": f"{start.year:04d}", "month": f"{start.month:02d}",
+                 "day": f"{start.day:02d}", "hour": f"{start.hour:02d}h"}
+        return "-".join(shown[u] for u in units)
+    if kind == "interval":
+        return f"{value['number']} {value['unit']}{'s' if value['number'] != 1 else ''}"
+    return value["unit"]
+
+
+@dataclass
+class TimeDraw:
+    """One draw of a template's time block."""
+
+    values: dict[str, SlotValue]
+    format: str | None
+    span: str | None
+
+
+@dataclass
+class TimeSpec:
+    points: list[str]
+    derived: dict[str, tuple[str, int, str]]  # name -> (base point, signed count, unit)
+    intervals: list[str]
+    units: list[str]
+    formats: list[str]
+    interval_units: list[str]
+    spans: list[str]
+    require: Condition | None
+    where: str
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def has_numbers(self) -> bool:
+        return bool(self.points or self.intervals)
+
+    def problem_formats(self, allowed: Sequence[str] | None = None) -> list[str]:
+        """The formats a problem of this template can have (after a run's restriction)."""
+        own = self.formats if self.points else (
+            self.interval_units if (self.intervals or self.units) else [])
+        return [f for f in own if allowed is None or f in allowed]
+
+    def problem_spans(self, allowed: Sequence[str] | None = None) -> list[str | None]:
+        if not self.spans:
+            return [None]
+        return [s for s in self.spans if allowed is None or s in allowed]
+
+    # -- drawing ----------------------------------------------------------------
+    def draw(self, rng: StableRng, attempt: int, render: TimeText,
+             formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
+             env: Mapping[str, Any] | None = None) -> TimeDraw | None:
+        fmts = self.problem_formats(formats)
+        span_list = self.problem_spans(spans)
+        if not fmts or not span_list:
+            return None
+        fmt = fmts[rng.randbelow(len(fmts))]
+        span = span_list[rng.randbelow(len(span_list))]
+        values: dict[str, SlotValue] = {}
+        if self.points:
+            moments = self._draw_moments(rng, fmt, span, attempt >= UNIFORM_ATTEMPTS)
+            if moments is None:
+                return None
+            for name, moment in moments.items():
+                proj = project(moment, fmt)
+                if proj is None:
+                    return None
+                values[name] = point_value(name, proj[0], proj[1], fmt,
+                                           render("point", {"start": proj[0], "format": fmt}))
+            for name, (base, count, unit) in self.derived.items():
+                start = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
+                proj = project(start, fmt)
+                if proj is None or proj[0] != start:
+                    return None  # the shift crosses a unit the format does not show
+                values[name] = point_value(name, proj[0], proj[1], fmt,
+                                           render("point", {"start": start, "format": fmt}))
+            point_units = [u for u in FORMATS[fmt] if u in self.interval_units]
+        else:
+            point_units = [fmt]
+        if self.intervals or self.units:
+            if not point_units:
+                return None
+            unit = point_units[rng.randbelow(len(point_units))]
+            lo, hi = INTERVAL_RANGE[span]
+            for name in self.intervals:
+                number = rng.randint(lo, hi)
+                values[name] = interval_value(
+                    name, number, unit, render("interval", {"number": number, "unit": unit}))
+            for name in self.units:
+                values[name] = SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
+                                         identity=unit, key=unit)
+        if self.require is not None:
+            scope = dict(env or {})
+            scope.update(values)
+            try:
+                if not self.require(scope):
+                    return None
+            except ConditionError as exc:
+                raise ConditionError(exc.what, f"{self.where}.require") from None
+        return TimeDraw(values, fmt, span)
+
+    def _draw_moments(self, rng: StableRng, fmt: str, span: str | None,
+                      nearby: bool) -> dict[str, _dt.datetime] | None:
+        smallest = FORMATS[fmt][-1]
+        out: dict[str, _dt.datetime] = {}
+        if span == "short":
+            window = SHORT_WINDOW[smallest]
+            hidden = hidden_unit(fmt)
+            for _ in range(20):
+                t0 = _uniform_hour(rng)
+                t_end = ntime.add_duration(t0, window)
+                if t_end >= RANGE_END:
+                    continue
+                if hidden is None or _same(t0, t_end, hidden):
+                    break
+            else:
+                return None
+            hours = int((t_end - t0).total_seconds() // 3600)
+        for i, name in enumerate(self.points):
+            if nearby and i and rng.randbelow(2):
+                base = out[self.points[rng.randbelow(i)]]
+                unit = FORMATS[fmt][rng.randbelow(len(FORMATS[fmt]))]
+                k = rng.randint(-3, 3) if span == "short" else rng.randint(-9, 9)
+                try:
+                    moment = ntime.add_duration(base, unit_duration(unit, k))
+                except ConditionError:
+                    return None
+                if span == "short" and not t0 <= moment <= t_end:
+                    return None
+                if not RANGE_START <= moment < RANGE_END:
+                    return None
+            elif span == "short":
+                moment = t0 + _dt.timedelta(hours=rng.randbelow(hours + 1))
+            else:
+                moment = _uniform_hour(rng)
+            out[name] = moment
+        return out
+
+
+def _uniform_hour(rng: StableRng) -> _dt.datetime:
+    return RANGE_START + _dt.timedelta(hours=rng.randbelow(RANGE_HOURS))
+
+
+def _same(a: _dt.datetime, b: _dt.datetime, unit: str) -> bool:
+    """Whether a and b fall in the same year / month / day (unit = the hidden one)."""
+    upto = UNIT_ORDER.index(unit)
+    return all(getattr(a, u) == getattr(b, u) for u in UNIT_ORDER[: upto + 1])
+
+
+def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
+    """Check a template's ``time:`` block (errors name the field)."""
+    if not isinstance(raw, Mapping):
+        raise TemplateError("'time' must be a mapping with points/intervals/units", where)
+    bad = set(raw) - TIME_KEYS
+    if bad:
+        raise TemplateError(f"unknown field(s) {', '.join(sorted(map(str, bad)))} "
+                            f"(known: {', '.join(sorted(TIME_KEYS))})", where)
+    names: list[str] = []
+
+    def name_ok(name: Any, f: str) -> str:
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise TemplateError(f"{name!r} is not a name", f"{where}.{f}")
+        if name in taken or name in names or name in ntime.UNITS:
+            raise TemplateError(f"{name!r} is already a slot, axis, time name or unit",
+                                f"{where}.{f}")
+        names.append(name)
+        return name
+
+    def name_list(key: str) -> list[Any]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or len(value) > 20:
+            raise TemplateError("must be a list of at most 20 names", f"{where}.{key}")
+        return value
+
+    points: list[str] = []
+    derived: dict[str, tuple[str, int, str]] = {}
+    for i, entry in enumerate(name_list("points")):
+        f = f"points[{i}]"
+        if isinstance(entry, Mapping) and len(entry) == 1:
+            (name, rule), = entry.items()
+            m = _DERIVED.match(rule) if isinstance(rule, str) else None
+            if not m or m.group(1) not in points + list(derived):
+                raise TemplateError("a derived point is {name: \"tp_1 - 1 day\"} (an earlier "
+                                    "point, + or -, a count, year/month/day/hour)", f"{where}.{f}")
+            count = int(m.group(3)) * (-1 if m.group(2) == "-" else 1)
+            base = m.group(1)
+            while base in derived:  # derive from the drawn point underneath
+                b, c, u = derived[base]
+                if u != m.group(4):
+                    raise TemplateError("chained derivations must use one unit", f"{where}.{f}")
+                base, count = b, count + c
+            derived[name_ok(name, f)] = (base, count, m.group(4))
+        else:
+            points.append(name_ok(entry, f))
+    intervals = [name_ok(n, f"intervals[{i}]") for i, n in enumerate(name_list("intervals"))]
+    units = [name_ok(n, f"units[{i}]") for i, n in enumerate(name_list("units"))]
+    if not names:
+        raise TemplateError("declares no points, intervals or units", where)
+
+    def choice_list(key: str, known: Sequence[str], default: Sequence[str]) -> list[str]:
+        value = raw.get(key, list(default))
+        if (not isinstance(value, list) or any(v not in known for v in value)
+                or len(set(value)) != len(value)):
+            raise TemplateError(f"must be a list drawn from {', '.join(known)}", f"{where}.{key}")
+        return list(value)
+
+    formats = choice_list("formats", POINT_FORMATS, POINT_FORMATS)
+    interval_units = choice_list("interval_units", UNIT_ORDER, UNIT_ORDER)
+    spans = choice_list("spans", SPANS, SPANS if (points or intervals) else [])
+    if points and not formats or (intervals or units) and not interval_units:
+        raise TemplateError("no format left to draw", where)
+    if units and not (points or intervals) and spans:
+        raise TemplateError("bare units have no span: give 'spans: []'", f"{where}.spans")
+    require = None
+    if "require" in raw:
+        try:
+            require = Condition(raw["require"], allowed_names=set(taken) | set(names))
+        except ConditionError as exc:
+            raise ConditionError(exc.what, f"{where}.require") from None
+    return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
+                    require, where, names)
