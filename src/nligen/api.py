@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from . import __version__
 from .engine import Engine, Selection, describe_variants
-from .errors import UsageError
+from .errors import SplitError, UsageError
 from .lexicon import LexiconSet
-from .splits import SEEN_UNSEEN, SplitItem, SplitOptions, generate_with_split
+from .splits import SEEN_UNSEEN, SplitItem, SplitOptions, generate_restricted, generate_with_split
 from .templates import TemplateSet, load_templates
 from .writers import (
     FORMAT_EXT, GENERIC_TSV, TsvFormat, is_dir_target, iter_tsv, write_file_atomically,
@@ -137,7 +137,7 @@ def _record_head(family: str, index: int, si: SplitItem, split_name: str | None)
         "label": item.label,
         "split": si.split,
     }
-    if split_name in SEEN_UNSEEN and si.split == "test":
+    if si.split == "test" and (split_name in SEEN_UNSEEN or si.seen is not None):
         rec["seen"] = bool(si.seen)
     if t.variants is not None:
         rec[t.variants.field] = item.variant.name
@@ -198,7 +198,9 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
              arguments: Mapping[str, Any] | None = None,
              tsv_formats: Mapping[str, TsvFormat] | None = None,
              progress: Callable[[int], None] | None = None,
-             variant_option: str = "--variant") -> Dataset:
+             variant_option: str = "--variant",
+             time_formats: Sequence[str] | None = None,
+             time_spans: Sequence[str] | None = None) -> Dataset:
     """Generate a dataset from templates and lexicons.
 
     ``n`` is the number of problems (pairs); by default the family's
@@ -214,7 +216,8 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     if not sets and fam.get("default_set"):
         sets = [fam["default_set"]]
     selection = Selection(sets=sets, variants=variants, templates=template_ids,
-                          variant_option=variant_option)
+                          variant_option=variant_option, time_formats=time_formats,
+                          time_spans=time_spans)
     engine = Engine(template_set, lexicon_set, seed, selection)
     cells = engine.cells()
     if n is None:
@@ -227,7 +230,21 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     options.name = split
     if not options.cover and split == "augmentation":
         options.cover = list(fam.get("splits", {}).get("augmentation", {}).get("cover", []))
-    split_items = generate_with_split(engine, n, options, progress=progress)
+    if options.restriction is not None:
+        def make_engine(templates=None, time_formats=None, time_spans=None, filling_filter=None):
+            chosen = [t for t in (template_ids or [x.id for x in engine.templates])
+                      if templates is None or t in templates]
+            if not chosen:
+                raise SplitError("no selected template may go to train", "--split")
+            restricted = Selection(
+                sets=sets, variants=variants, templates=chosen, variant_option=variant_option,
+                time_formats=_narrow(selection.time_formats, time_formats),
+                time_spans=_narrow(selection.time_spans, time_spans))
+            return Engine(template_set, lexicon_set, seed, restricted, filling_filter)
+
+        split_items = generate_restricted(make_engine, seed, n, options, progress=progress)
+    else:
+        split_items = generate_with_split(engine, n, options, progress=progress)
     family_name = family or fam.get("name") or engine.templates[0].family
     manifest = {
         "nligen_version": __version__,
@@ -252,6 +269,13 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
                    for s in sorted({si.split for si in split_items})},
     }
     return Dataset(family_name, split_items, split, manifest, dict(fam), dict(tsv_formats or {}))
+
+
+def _narrow(run: Sequence[str] | None, split: Sequence[str] | None) -> list[str] | None:
+    """What a restricted train side may use: the run's choice within the split's."""
+    if run is None:
+        return list(split) if split is not None else None
+    return [x for x in run if split is None or x in split]
 
 
 def _lexicon_set(lexicons, template_set: TemplateSet) -> LexiconSet:

@@ -92,6 +92,57 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--set", default=None, metavar="S",
                    help="treat premises as belonging to this set (decides the object case)")
 
+    j = sub.add_parser("jamp", help="Japanese temporal inference (Jamp); `gen jamp label` "
+                       "labels existing problems",
+                       description="Generate the Jamp family: Japanese temporal NLI problems "
+                       "from the 79 Jamp templates (Sugimoto et al. 2023), label-balanced "
+                       "over (template, label) pairs. Fragments: now, ordering, time_point, "
+                       "anaphora, interval, habituality, or a sub-fragment such as "
+                       "habituality.negation. Run `gen list jamp` for the templates.")
+    j.add_argument("--fragment", action="append", metavar="F", dest="fragments",
+                   help="main or sub-fragment (repeatable)")
+    j.add_argument("--template", action="append", metavar="ID", dest="template_ids",
+                   help="template id (e.g. interval.comparison.26) or Jamp template number "
+                        "(repeatable)")
+    j.add_argument("--time-format", action="append", metavar="FMT", dest="time_formats",
+                   help="only time expressions of this format: Y M D H YM MD DH YMD MDH YMDH, "
+                        "year month day hour (intervals), or Jamp's names 年月日, 年間, ... "
+                        "(repeatable; selects the templates that have time expressions)")
+    j.add_argument("--time-span", choices=["random", "short"], default=None,
+                   help="random (time points anywhere in 2000-2020) or short (close together, "
+                        "intervals 1-3; Jamp appendix C)")
+    j.add_argument("--n", type=_int, default=None, metavar="N",
+                   help="number of problems to write; default: the family's size")
+    j.add_argument("--seed", type=_int, default=0, metavar="S",
+                   help="random seed (default 0); same seed + arguments + version = same bytes")
+    j.add_argument("--split", choices=["iid", "fragment_easy", "fragment_hard", "format_easy",
+                                       "format_hard", "span"], default=None,
+                   help="train/test split of the Jamp paper (section 3.4): train holds only "
+                        "basic fragments (fragment_*), single-unit formats (format_hard; "
+                        "format_easy adds YM, MD, DH) or random spans (span); test holds "
+                        "everything, marked seen/unseen; iid splits at random")
+    j.add_argument("--train-size", type=_int, default=None, metavar="N",
+                   help="problems in train (default 80%%)")
+    j.add_argument("--format", default="jsonl", metavar="FMT",
+                   help="jsonl (default), jamp-tsv (Jamp's released columns) or tsv")
+    j.add_argument("--tokenized", action="store_true",
+                   help="with --format jamp-tsv: space-tokenized premise and hypothesis "
+                        "(like the released *_wakati.tsv; fugashi tokens)")
+    j.add_argument("-o", "--output", default=None, metavar="PATH",
+                   help="FILE, or DIR/ for one file per split + manifest.json + README.md "
+                        "(default: JSONL on stdout)")
+    j.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
+    jl = sub.add_parser("jamp-label", help=argparse.SUPPRESS)
+    jl.prog = "gen jamp label"
+    jl.description = ("Read a TSV with a header holding 'premise' and 'hypothesis' (and "
+                      "optionally 'template_num', a Jamp template id), from FILE or stdin; "
+                      "match each problem against the Jamp templates, recover its time "
+                      "expressions, evaluate the template's condition and write one JSON "
+                      "object per line: premise, hypothesis, label, template, jamp_template, "
+                      "slots. A problem no template matches gets label null and an 'error'.")
+    jl.add_argument("file", nargs="?", default=None, metavar="FILE")
+
     r = sub.add_parser("run", help="generate from your own templates",
                        description="Generate from a folder (or file) of your own YAML "
                        "templates and lexicons.")
@@ -223,6 +274,57 @@ def cmd_wogli(args, argv) -> int:
     return 0
 
 
+def cmd_jamp(args, argv) -> int:
+    from .families import jamp
+
+    if args.format not in ("jsonl", "tsv", "jamp-tsv"):
+        raise UsageError(f"unknown format {args.format!r} (known: jsonl, tsv, jamp-tsv)",
+                         "--format")
+    if args.tokenized and args.format != "jamp-tsv":
+        raise UsageError("only makes sense with --format jamp-tsv", "--tokenized")
+    if args.train_size is not None and args.split is None:
+        raise UsageError("only makes sense with --split", "--train-size")
+    arguments = _arguments(args, ("fragments", "template_ids", "time_formats", "time_span",
+                                  "n", "seed", "split", "train_size", "format", "tokenized"))
+    ds = jamp.generate(fragments=args.fragments, template_ids=args.template_ids,
+                       time_formats=args.time_formats, time_span=args.time_span, n=args.n,
+                       seed=args.seed, split=args.split, train_size=args.train_size,
+                       command=_command_line(argv), arguments=arguments)
+    if args.tokenized:
+        args.format = "jamp-tsv-tokenized"
+    _finish(ds, args)
+    return 0
+
+
+def _read_input(file: str | None) -> tuple[str, str]:
+    """(text, where) of FILE or stdin, as UTF-8."""
+    if file in (None, "-"):
+        where = "<stdin>"
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    else:
+        where = file
+        try:
+            raw = Path(file).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read: {exc.strerror}", where) from None
+    try:
+        return raw.decode("utf-8-sig"), where
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not UTF-8 text (byte {exc.start})", where) from None
+
+
+def cmd_jamp_label(args) -> int:
+    from .families import jamp
+    from .writers import write_stdout
+
+    text, where = _read_input(args.file)
+    rows = jamp.read_problem_table(text, where)
+    labeller = jamp.JampLabeller()
+    write_stdout(json.dumps(result, ensure_ascii=False) + "\n"
+                 for result in labeller.label_rows(rows))
+    return 0
+
+
 def cmd_wogli_derive(args) -> int:
     from .families import wogli
 
@@ -286,6 +388,9 @@ def cmd_list(args) -> int:
         if name not in families():
             raise UsageError(f"unknown family {name!r} (known: {', '.join(families())})",
                              "gen list")
+        if name == "jamp":
+            _list_jamp(args.json)
+            continue
         rows = list_variants(templates_dir(name))
         if args.json:
             for row in rows:
@@ -298,6 +403,27 @@ def cmd_list(args) -> int:
             emit(f"{r['template']:<20} {r['variant'] or '-':<{width}}  sets={','.join(r['sets'])}"
                  f"  labels={','.join(r['labels'])}  capacity={cap}")
     return 0
+
+
+def _list_jamp(as_json: bool) -> None:
+    from .families import jamp
+
+    rows = jamp.describe()
+    if as_json:
+        for row in rows:
+            emit(json.dumps({"family": "jamp", **row}, ensure_ascii=False))
+        return
+    emit(f"# jamp: {len(rows)} templates; fragments: {', '.join(jamp.FRAGMENTS)}")
+    current = None
+    for r in rows:
+        if r["subfragment"] != current:
+            current = r["subfragment"]
+            emit(f"## {current}")
+        cap = "?" if r["content_capacity"] is None else f"{r['content_capacity']:,}"
+        times = ",".join(r["time_formats"]) or "-"
+        emit(f"{r['template']:<28} jamp={r['jamp_template']:<3} {r['difficulty']:<12}"
+             f"labels={','.join(r['labels'])}  formats={times}  sentences={cap}  "
+             f"{r['category']}")
 
 
 def cmd_lexicon(args) -> int:
@@ -356,6 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     routed = argv
     if len(argv) >= 2 and argv[0] == "wogli" and argv[1] == "derive":
         routed = ["wogli-derive", *argv[2:]]
+    if len(argv) >= 2 and argv[0] == "jamp" and argv[1] == "label":
+        routed = ["jamp-label", *argv[2:]]
     try:
         args = parser.parse_args(routed)
         if args.command is None:
@@ -365,6 +493,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_wogli(args, argv)
         if args.command == "wogli-derive":
             return cmd_wogli_derive(args)
+        if args.command == "jamp":
+            return cmd_jamp(args, argv)
+        if args.command == "jamp-label":
+            return cmd_jamp_label(args)
         if args.command == "run":
             return cmd_run(args, argv)
         if args.command == "validate":

@@ -369,8 +369,9 @@ class Item:
     filling: dict[str, SlotValue]
     spans: dict[str, list[list[int]]]
     explain: str | None
-    fields: dict[str, str]
+    fields: dict[str, Any]
     unit: tuple  # (side, cell index, unit index): items of one unit share it
+    time: tuple = (None, None)  # (format code, span) of the time block's draw
 
     @property
     def filling_key(self) -> tuple:
@@ -702,14 +703,15 @@ class Engine:
                 if any(k in seen for k in keys) or len(set(keys)) != len(keys):
                     dup_misses += 1
                     continue
-                found = (full, time_fields, premise, rendered, keys)
+                found = (full, time_fields, premise, rendered, keys,
+                         (drawn.format, drawn.span) if timed else (None, None))
                 break
             if found is None:
                 label_misses += 1
                 if label_misses > LABEL_MISS_BUDGET:
                     self._exhausted(cell, index, label_misses, 0, cap)
                 continue
-            full, time_fields, premise, rendered, keys = found
+            full, time_fields, premise, rendered, keys, time_key = found
             self._pair_checks(cell, premise, rendered)
             seen.update(keys)
             context = dict(full)
@@ -724,7 +726,7 @@ class Engine:
                 fields.update(_record_fields(h.record, context))
                 explain = h.explain.render(context)[0] if h.explain else None
                 items.append(Item(t, v, h, premise, text, label, full, spans, explain,
-                                  fields, (side, c, index)))
+                                  fields, (side, c, index), time_key))
             return items
 
     def _time_text(self, template: Template):

@@ -29,6 +29,26 @@ AUGMENTATION_FRACTION = 1037 / 16971
 
 
 @dataclass
+class Restriction:
+    """A seen/unseen split by what train may contain (Jamp's splits, section 3.4): train
+    uses only these templates / time formats / time spans (None: any); test uses all, and a
+    test item is ``seen`` when its template, format and span all occur in train. Content
+    fillings (the sentence before time expressions) are partitioned between the sides, so
+    no test sentence occurs in train."""
+
+    templates: Sequence[str] | None = None
+    time_formats: Sequence[str] | None = None
+    time_spans: Sequence[str] | None = None
+    test_content_share: float = 0.2
+
+    def seen(self, item: Item) -> bool:
+        fmt, span = item.time
+        return ((self.templates is None or item.template.id in self.templates)
+                and (self.time_formats is None or fmt is None or fmt in self.time_formats)
+                and (self.time_spans is None or span is None or span in self.time_spans))
+
+
+@dataclass
 class SplitOptions:
     name: str | None = None
     train_size: int | None = None         # problems in train (augmentation, pattern, lexical)
@@ -36,6 +56,8 @@ class SplitOptions:
     cover: Sequence[str] = field(default_factory=list)  # slots whose lemmas must all be in train
     test_lemma_fraction: float = 0.3      # share of content lemmas reserved for test (lexical)
     train_fraction: float = 0.5           # default share of train problems (pattern, lexical)
+    restriction: Restriction | None = None  # a family's named seen/unseen split (Jamp)
+    seen_flags: bool = True               # whether test items carry `seen` (restricted splits)
 
 
 @dataclass
@@ -66,6 +88,40 @@ def generate_with_split(engine: Engine, n: int, options: SplitOptions,
     if name == "augmentation":
         return _augmentation(engine, units, options)
     return _pattern(engine, units, options)
+
+
+def generate_restricted(make_engine: Callable[..., Engine], seed: int, n: int,
+                        options: SplitOptions,
+                        progress: Callable[[int], None] | None = None) -> list[SplitItem]:
+    """Train from a restricted engine, test from the full one, with disjoint content."""
+    r = options.restriction
+    if n < 2:
+        raise UsageError(f"a split needs at least 2 problems (got {n})", "--n")
+    if options.train_size is not None and not 0 < options.train_size < n:
+        raise UsageError(f"must be between 1 and n - 1 = {n - 1} (got {options.train_size})",
+                         "--train-size")
+    share = round(r.test_content_share * 1000)
+
+    def on_side(side: str):
+        def keep(template, filling) -> bool:
+            key = sorted(v._key for v in filling.values())
+            is_test = stable_int(seed, "split-content", *key) % 1000 < share
+            return is_test == (side == "test")
+        return keep
+
+    train_engine = make_engine(templates=r.templates, time_formats=r.time_formats,
+                               time_spans=r.time_spans, filling_filter=on_side("train"))
+    test_engine = make_engine(filling_filter=on_side("test"))
+    n_train = options.train_size if options.train_size is not None else round(
+        options.train_fraction * n)
+    n_train = min(max(1, n_train), n - 1)
+    seen_pairs: set = set()
+    train = train_engine.generate(n_train, side="train", seen_pairs=seen_pairs,
+                                  progress=progress)
+    test = test_engine.generate(n - n_train, side="test", seen_pairs=seen_pairs,
+                                progress=progress)
+    return ([SplitItem(i, "train", None) for i in train]
+            + [SplitItem(i, "test", r.seen(i) if options.seen_flags else None) for i in test])
 
 
 def _split_units(items: Sequence[Item]) -> list[list[Item]]:

@@ -131,7 +131,7 @@ class PredicateKind:
             if trans and cls.get("transitivity") not in trans:
                 continue
             for args, _count in verb.usable_tuples(lex.noun_frequency, MIN_NOUN_FREQUENCY):
-                if any(w in PRONOUNS for w in args.values()):
+                if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra = [None]
@@ -152,6 +152,11 @@ class PredicateKind:
         return out
 
 
+def _latin(word: str) -> bool:
+    """Nouns written in Latin letters (TRUE, CPU) read as foreign material in a sentence."""
+    return any("a" <= ch.lower() <= "z" or "ａ" <= ch.lower() <= "ｚ" for ch in word)
+
+
 def _modifier_table(lexicons, lex) -> dict[str, list[str]]:
     """head noun -> ノ-modifiers seen with it, frequent nouns only, no pronouns or repeats."""
     from .lexicon import MIN_NOUN_FREQUENCY
@@ -165,7 +170,7 @@ def _modifier_table(lexicons, lex) -> dict[str, list[str]]:
         mods = [m for m, _n in e.get("modifiers", [])
                 if m != head and m not in PRONOUNS
                 and lex.noun_frequency.get(m, 0) >= MIN_NOUN_FREQUENCY
-                and not any("a" <= ch.lower() <= "z" for ch in m)]
+                and not _latin(m)]
         if mods:
             table[head] = mods
     setattr(lexicons, "_ja_modifiers", table)

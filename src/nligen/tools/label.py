@@ -1,0 +1,194 @@
+"""Labelling existing problems with a family's templates (``gen jamp label``).
+
+Each template's premise and hypothesis texts become regular expressions: literal text
+stays literal, a time expression becomes the pattern of its kind (the language layer
+reads it back into values), every other placeholder becomes a lazy wildcard, and a
+placeholder that occurs twice must match the same text twice. A problem that matches a
+template gets its time values recovered, its template's label condition evaluated on
+them, and the label written out. Whitespace is ignored (tokenized input works too).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from ..errors import ConditionError
+from ..slots import SlotValue
+from ..templates import Template
+from ..timeslots import FORMATS, interval_value, point_value, unit_duration
+from .. import time as ntime
+
+_PLACEHOLDER = re.compile(
+    r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*(?:\|\s*([A-Za-z_][A-Za-z0-9_]*)\s*)?\}\}")
+_JINJA = re.compile(r"\{[{%#]")
+_WS = re.compile(r"\s+")
+
+POINT_RE = r"(?:\d{4}年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:\d{1,2}時)?"
+INTERVAL_RE = r"\d{1,3}(?:年間|ヶ月間|日間|時間)"
+UNIT_RE = r"[年月日時]"
+
+# parse_point(text) -> (format, start, end) | None; parse_interval(text) -> (n, unit) | None
+TimeReaders = tuple[Callable[[str], Any], Callable[[str], Any], Mapping[str, str]]
+
+
+@dataclass
+class _Matcher:
+    template: Template
+    pattern: re.Pattern  # premise NUL hypothesis
+    groups: dict[str, str]  # regex group name -> placeholder key (slot, slot.field, slot|filter)
+
+
+def _regex(source: str, template: Template, groups: dict[str, str],
+           assigned: dict[str, str]) -> str | None:
+    """The regex of one text; None when it uses Jinja beyond plain placeholders."""
+    time = template.time
+    out = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(source):
+        literal = source[pos:m.start()]
+        if _JINJA.search(literal):
+            return None
+        out.append(re.escape(_WS.sub("", literal)))
+        pos = m.end()
+        name, fld, flt = m.groups()
+        key = name + (f".{fld}" if fld else "") + (f"|{flt}" if flt else "")
+        if key in assigned:
+            out.append(f"(?P={assigned[key]})")
+            continue
+        group = f"g{len(groups)}"
+        groups[group] = key
+        assigned[key] = group
+        if time is not None and not fld and not flt and name in time.points + list(time.derived):
+            pattern = POINT_RE
+        elif time is not None and not fld and not flt and name in time.intervals:
+            pattern = INTERVAL_RE
+        elif time is not None and not fld and not flt and name in time.units:
+            pattern = UNIT_RE
+        else:
+            pattern = ".*?" if name in template.slots and template.slots[name].kind == "values" \
+                else ".+?"
+        out.append(f"(?P<{group}>{pattern})")
+    rest = source[pos:]
+    if _JINJA.search(rest):
+        return None
+    out.append(re.escape(_WS.sub("", rest)))
+    return "".join(out)
+
+
+def build_matchers(templates: Iterable[Template]) -> list[_Matcher]:
+    out = []
+    for t in templates:
+        if len(t.hypotheses) != 1:
+            continue
+        groups: dict[str, str] = {}
+        assigned: dict[str, str] = {}
+        parts = [_regex(p.source, t, groups, assigned) for p in t.premises]
+        if any(p is None for p in parts):
+            continue
+        premise = re.escape(_WS.sub("", t.premise_separator)).join(parts)  # type: ignore[arg-type]
+        hyp = _regex(t.hypotheses[0].text.source, t, groups, dict(assigned))
+        if hyp is None:
+            continue
+        # The hypothesis may refer back to premise groups, so match both as one text.
+        out.append(_Matcher(t, re.compile(premise + "\x00" + hyp), groups))
+    return out
+
+
+class Labeller:
+    def __init__(self, templates: Iterable[Template], readers: TimeReaders,
+                 provenance: Callable[[Template], Any] = lambda t: None):
+        self.matchers = build_matchers(templates)
+        self.parse_point, self.parse_interval, self.unit_words = readers
+        self.provenance = provenance
+
+    def label(self, premise: str, hypothesis: str, template_filter: Callable[[Template], bool]
+              | None = None) -> dict[str, Any]:
+        text = _WS.sub("", premise) + "\x00" + _WS.sub("", hypothesis)
+        results = []
+        problems = []
+        for m in self.matchers:
+            if template_filter is not None and not template_filter(m.template):
+                continue
+            match = m.pattern.fullmatch(text)
+            if not match:
+                continue
+            try:
+                label, slots = self._decide(m, match)
+            except ConditionError as exc:
+                problems.append(f"{m.template.id}: {exc.what}")
+                continue
+            results.append((m.template, label, slots))
+        out: dict[str, Any] = {"premise": premise, "hypothesis": hypothesis}
+        labels = {r[1] for r in results}
+        if len(labels) == 1:
+            template, label, slots = results[0]
+            out.update(label=label, template=template.id, jamp_template=self.provenance(template),
+                       slots=slots)
+            if len(results) > 1:
+                out["also_matches"] = [r[0].id for r in results[1:]]
+            return out
+        out.update(label=None, template=None, jamp_template=None, slots={})
+        if results:
+            out["error"] = "ambiguous: " + "; ".join(f"{t.id} gives {lab}" for t, lab, _ in results)
+        elif problems:
+            out["error"] = "; ".join(problems)
+        else:
+            out["error"] = "matches no template" + (" with that template number"
+                                                    if template_filter is not None else "")
+        return out
+
+    def _decide(self, m: _Matcher, match: re.Match) -> tuple[str, dict[str, Any]]:
+        t = m.template
+        time = t.time
+        env: dict[str, Any] = {}
+        slots: dict[str, Any] = {}
+        for group, key in m.groups.items():
+            value = match.group(group)
+            name = key.split(".")[0].split("|")[0]
+            if time is not None and key == name and name in time.names:
+                parsed = self._time_value(name, value, time)
+                env[name] = parsed
+                slots[name] = parsed.provenance()
+            else:
+                slots[key] = value
+                env.setdefault(name, SlotValue(name, value))
+        if time is not None:
+            for name, (base, count, unit) in time.derived.items():
+                if name in env or base not in env:
+                    continue
+                b = env[base]
+                start = ntime.add_duration(b._fields["start"], unit_duration(unit, count))
+                fmt = b._fields["format"]
+                end = ntime.add_duration(start, ntime.UNITS[FORMATS[fmt][-1]])
+                env[name] = point_value(name, start, end, fmt, "")
+        label = t.hypotheses[0].rule.decide(env)
+        if label is None:
+            raise ConditionError("no label condition holds")
+        return label, slots
+
+    def _time_value(self, name: str, text: str, time) -> SlotValue:
+        if name in time.points or name in time.derived:
+            parsed = self.parse_point(text)
+            if parsed is None:
+                raise ConditionError(f"{text!r} is not a time point")
+            fmt, start, end = parsed
+            return point_value(name, start, end, fmt, text)
+        if name in time.intervals:
+            parsed = self.parse_interval(text)
+            if parsed is None:
+                raise ConditionError(f"{text!r} is not an interval")
+            return interval_value(name, parsed[0], parsed[1], text)
+        unit = self.unit_words.get(text)
+        if unit is None:
+            raise ConditionError(f"{text!r} is not a time unit")
+        return SlotValue(name, text, {"unit": unit}, identity=unit, key=unit)
+
+    def label_rows(self, rows: Iterable[Mapping[str, str]],
+                   template_filter_for: Callable[[str | None], Callable | None]
+                   ) -> Iterator[dict[str, Any]]:
+        for row in rows:
+            number = (row.get("template_num") or "").strip() or None
+            yield self.label(row.get("premise", ""), row.get("hypothesis", ""),
+                             template_filter_for(number))
