@@ -256,7 +256,10 @@ class TimeSpec:
             if nearby and i and rng.randbelow(2):
                 base = out[self.points[rng.randbelow(i)]]
                 unit = FORMATS[fmt][rng.randbelow(len(FORMATS[fmt]))]
-                k = rng.randint(-3, 3) if span == "short" else rng.randint(-9, 9)
+                if rng.randbelow(4) == 0:
+                    k = 0  # the same time point (equalities decide many labels)
+                else:
+                    k = rng.randint(-3, 3) if span == "short" else rng.randint(-9, 9)
                 try:
                     moment = ntime.add_duration(base, unit_duration(unit, k))
                 except ConditionError:

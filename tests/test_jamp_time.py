@@ -1,0 +1,113 @@
+"""The time-expression sampler (nligen.timeslots) and its Japanese rendering."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nligen.errors import TemplateError
+from nligen.lang.ja.timetext import parse_interval, parse_point, time_text
+from nligen.rng import StableRng
+from nligen.timeslots import (
+    FORMATS, RANGE_END, RANGE_START, REFERENCE, SHORT_WINDOW, parse_time_block, project,
+)
+
+
+def spec(**raw):
+    return parse_time_block(raw, "t: time", set())
+
+
+def test_coarse_formats_denote_intervals():
+    assert project(dt.datetime(2010, 3, 5, 7), "Y") == (dt.datetime(2010, 1, 1),
+                                                       dt.datetime(2011, 1, 1))
+    assert project(dt.datetime(2010, 12, 5, 7), "YM") == (dt.datetime(2010, 12, 1),
+                                                         dt.datetime(2011, 1, 1))
+    # Hidden larger units come from the reference (2001-01-01): "5日7時" is in January 2001.
+    assert project(dt.datetime(2010, 3, 5, 7), "DH") == (dt.datetime(2001, 1, 5, 7),
+                                                        dt.datetime(2001, 1, 5, 8))
+    assert project(dt.datetime(2012, 2, 29), "MD") is None  # no 29 February without a year
+
+
+def test_japanese_rendering_matches_jamp():
+    start = dt.datetime(2010, 3, 5, 7)
+    assert time_text("point", {"start": start, "format": "YMDH"}) == "2010年3月5日7時"
+    assert time_text("point", {"start": start, "format": "MD"}) == "3月5日"
+    assert time_text("interval", {"number": 6, "unit": "year"}) == "6年間"
+    assert time_text("interval", {"number": 3, "unit": "month"}) == "3ヶ月間"
+    assert time_text("interval", {"number": 2, "unit": "hour"}) == "2時間"
+    assert time_text("unit", {"unit": "month"}) == "月"
+    assert parse_point("2010年5日") is None  # a gap is not a format
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10**9), attempt=st.integers(0, 20),
+       fmt=st.sampled_from(sorted(FORMATS)), span=st.sampled_from(["random", "short"]))
+def test_draws_render_parse_back_and_respect_spans(seed, attempt, fmt, span):
+    s = spec(points=["a", "b", "c"], intervals=["i", "j"])
+    draw = s.draw(StableRng(seed), attempt, time_text, formats=[fmt], spans=[span])
+    if draw is None:  # a rejected draw (e.g. 29 February in a format without the year)
+        return
+    assert draw.format == fmt and draw.span == span
+    starts = []
+    for name in ("a", "b", "c"):
+        v = draw.values[name]
+        code, start, end = parse_point(str(v))
+        assert (code, start, end) == (fmt, v.start, v.end)
+        assert project(start, fmt) == (start, end)
+        starts.append(start)
+        if "Y" in fmt:
+            assert RANGE_START <= start < RANGE_END
+        else:
+            assert start.year == REFERENCE.year
+    units = {draw.values[n].unit for n in ("i", "j")}
+    assert len(units) == 1 and units <= set(FORMATS[fmt])  # one unit, shown by the format
+    for name in ("i", "j"):
+        v = draw.values[name]
+        assert parse_interval(str(v)) == (v.number, v.unit)
+        assert 1 <= v.number <= (3 if span == "short" else 9)
+    if span == "short":  # appendix C: within a third of the unit above the smallest
+        window = SHORT_WINDOW[FORMATS[fmt][-1]]
+        from nligen.time import add_duration
+
+        assert max(starts) <= add_duration(min(starts), window)
+
+
+def test_derived_points_and_require():
+    s = spec(points=["tp_1", "tp_2", {"yesterday": "tp_1 - 1 day"}], formats=["YMD", "MD", "D"],
+             require="tp_2.start != yesterday.start")
+    made = 0
+    for i in range(200):
+        draw = s.draw(StableRng(1, i), i, time_text)
+        if draw is None:
+            continue
+        made += 1
+        v = draw.values
+        assert v["yesterday"].start == v["tp_1"].start - dt.timedelta(days=1)
+        assert v["tp_2"].start != v["yesterday"].start
+    assert made > 150
+
+
+def test_nearby_proposals_make_equal_points_reachable():
+    s = spec(points=["a", "b"], formats=["YMDH"], spans=["random"])
+    equal = sum(1 for i in range(400)
+                if (d := s.draw(StableRng(7, i), 20, time_text)) is not None
+                and d.values["a"].start == d.values["b"].start)
+    assert equal > 10
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"points": ["tp_1"], "formats": ["YQ"]}, "must be a list drawn from"),
+    ({"points": ["tp_1", {"tp_2": "tp_9 - 1 day"}]}, "derived point"),
+    ({"points": [], "intervals": []}, "declares no points"),
+    ({"points": ["day"]}, "already a slot"),
+    ({"points": ["tp_1"], "require": "tp_1.start < __import__"}, ""),
+    ({"units": ["u"], "spans": ["random"]}, "bare units have no span"),
+])
+def test_bad_time_blocks_are_refused(raw, message):
+    with pytest.raises(Exception) as info:
+        parse_time_block(raw, "t: time", set())
+    assert isinstance(info.value, (TemplateError,)) or "Condition" in type(info.value).__name__
+    assert message in str(info.value)
