@@ -34,6 +34,7 @@ MAX_DISTINCT_EDGES = 12     # beyond this, capacity is reported as unknown
 LABEL_MISS_BUDGET = 200_000  # fillings walked without the wanted label before giving up
 TIME_DRAWS = 64             # time-expression draws per content filling before moving on
 TIME_PASSES = 4             # passes over the content fillings of a template with a time block
+TIME_MISS_BUDGET = 5_000    # content fillings (x TIME_DRAWS draws) without the wanted label
 
 SideFilter = Callable[[SlotValue], bool]
 
@@ -708,7 +709,7 @@ class Engine:
                 break
             if found is None:
                 label_misses += 1
-                if label_misses > LABEL_MISS_BUDGET:
+                if label_misses > (TIME_MISS_BUDGET if timed else LABEL_MISS_BUDGET):
                     self._exhausted(cell, index, label_misses, 0, cap)
                 continue
             full, time_fields, premise, rendered, keys, time_key = found

@@ -83,9 +83,10 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
         return
     # Fields read as slot.field in texts must exist on every option.
     texts = list(t.premises) + [h.text for h in t.hypotheses]
-    texts += [h.explain for h in t.hypotheses if h.explain] + list(t.record.values())
+    texts += [h.explain for h in t.hypotheses if h.explain]
+    texts += [r for r in t.record.values() if hasattr(r, "fields")]
     for h in t.hypotheses:
-        texts += list(h.record.values())
+        texts += [r for r in h.record.values() if hasattr(r, "fields")]
     for text in texts:
         for slot, fields in text.fields.items():
             if slot not in t.slots or slot in v.dependent:
@@ -97,13 +98,23 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
                             f"{text.where}: {slot}.{f}: option {str(opt)!r} has no field {f!r}")
                         break
     # Sample fillings: they must render, and every label must be reachable.
-    wanted: dict[int, set[str]] = {h.index: set(h.rule.labels) for h in t.hypotheses}
+    wanted: dict[int, set[str]] = {
+        h.index: {lab for lab in h.rule.labels if t.labels is None or lab in t.labels}
+        for h in t.hypotheses}
     reached: dict[int, set[str]] = {h.index: set() for h in t.hypotheses}
     fillings = (v.enumerate() if cap is not None and cap <= LABEL_SAMPLES
                 else _samples(v, LABEL_SAMPLES))
     rendered_one = False
-    for filling in fillings:
+    draws = TIME_DRAWS_PER_FILLING if t.time is not None else 1
+    timed = ((f, d) for f in fillings for d in range(draws))
+    for filling, d in timed:
         context = dict(filling)
+        if t.time is not None:
+            drawn = t.time.draw(StableRng("validate-time", t.id, d, len(context)), d,
+                                engine._time_text(t), env=filling)
+            if drawn is None:
+                continue
+            context.update(drawn.values)
         context.update(v.axes)
         context["variant"] = v.name
         if not rendered_one:
@@ -125,6 +136,9 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
                 f"in {'all' if cap is not None and cap <= LABEL_SAMPLES else LABEL_SAMPLES} "
                 "fillings")
     report.notes.append(f"{v.where}: capacity {cap if cap is not None else 'unknown'}")
+
+
+TIME_DRAWS_PER_FILLING = 40  # time-expression draws per sampled filling (time blocks)
 
 
 def _samples(v: Variant, k: int):
