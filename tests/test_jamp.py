@@ -58,7 +58,9 @@ def test_every_released_template_is_covered(jamp_set, released_templates):
         assert t.id.startswith(jamp.static_field(t, "subfragment") + "."), t.id
         assert jamp.static_field(t, "fragment") in jamp.FRAGMENTS
         assert jamp.static_field(t, "difficulty") in ("basic", "challenging")
-    assert len({r["category"] for r in released_templates}) == 48
+    # every released category is covered (templates_jamp_v1_5 has 45 distinct ones)
+    assert ({jamp.static_field(t, "category") for t in jamp_set.templates}
+            == {r["category"] for r in released_templates})
 
 
 def test_fragment_splits_match_the_release(jamp_set, reference):
@@ -190,22 +192,24 @@ def test_label_reproduces_the_released_sample(reference):
 def test_label_without_template_number_and_unmatched():
     res = run_gen("jamp", "label", input="premise\thypothesis\n"
                   "昨日、アリスは会議に出席した。今日は2012年2月16日だ。\tアリスは2012年2月15日に会議に出席した。\n"
-                  "これは時間の問題ではない。\tそうだ。\n")
+                  "これは時間の問題ではない。\tそうだ。\n"
+                  "ボブは地獄に一歩足を踏み入れていた。\tボブは現在地獄に一歩足を踏み入れている。\n")
     assert res.returncode == 0, res.stderr
-    first, second = [json.loads(line) for line in res.stdout.splitlines()]
+    first, second, third = [json.loads(line) for line in res.stdout.splitlines()]
+    assert third["label"] == "neutral" and third["jamp_template"] == 76
     assert first["label"] == "entailment" and first["jamp_template"] in (8, 46)
     assert second["label"] is None and "error" in second
     res = run_gen("jamp", "label", input="premise\n文。\n")
     assert res.returncode == 2 and "hypothesis" in res.stderr
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(1, 40))
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 30))
 def test_generated_problems_label_back(seed, n):
     """Our own problems, read back by the label command, get their own labels."""
     ds = jamp.generate(n=n, seed=seed, fragments=["interval", "time_point", "anaphora"])
     labeller = jamp.JampLabeller()
     for rec in ds.records:
-        out = labeller.label(rec["premise"], rec["hypothesis"],
-                             labeller._filter(str(rec["jamp_template"])))
+        out = labeller.labeller.label(rec["premise"], rec["hypothesis"],
+                                      labeller._filter(str(rec["jamp_template"])))
         assert out["label"] == rec["label"], (rec, out)

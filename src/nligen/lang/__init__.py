@@ -33,6 +33,8 @@ class Language:
     time_text: Callable[[str, Mapping[str, Any]], str] | None = None
     # How records name time formats (ja: YMD -> 年月日, year -> 年間).
     time_format_names: dict[str, str] = field(default_factory=dict)
+    # What a filter's output looks like, as a regex (the label command matches texts).
+    filter_patterns: dict[str, str] = field(default_factory=dict)
 
 
 _CACHE: dict[str, Language] = {}

@@ -38,11 +38,13 @@ class _Matcher:
     template: Template
     pattern: re.Pattern  # premise NUL hypothesis
     groups: dict[str, str]  # regex group name -> placeholder key (slot, slot.field, slot|filter)
+    literal: int  # literal characters: when templates disagree, the most specific wins
 
 
 def _regex(source: str, template: Template, groups: dict[str, str],
-           assigned: dict[str, str]) -> str | None:
-    """The regex of one text; None when it uses Jinja beyond plain placeholders."""
+           assigned: dict[str, str], literal_chars: list[int]) -> str | None:
+    """The regex of one text; None when it uses Jinja beyond plain placeholders.
+    ``literal_chars[0]`` counts the literal characters (how specific the template is)."""
     time = template.time
     out = []
     pos = 0
@@ -51,6 +53,7 @@ def _regex(source: str, template: Template, groups: dict[str, str],
         if _JINJA.search(literal):
             return None
         out.append(re.escape(_WS.sub("", literal)))
+        literal_chars[0] += len(_WS.sub("", literal))
         pos = m.end()
         name, fld, flt = m.groups()
         key = name + (f".{fld}" if fld else "") + (f"|{flt}" if flt else "")
@@ -66,6 +69,8 @@ def _regex(source: str, template: Template, groups: dict[str, str],
             pattern = INTERVAL_RE
         elif time is not None and not fld and not flt and name in time.units:
             pattern = UNIT_RE
+        elif flt and template.language is not None and flt in template.language.filter_patterns:
+            pattern = template.language.filter_patterns[flt]
         else:
             pattern = ".*?" if name in template.slots and template.slots[name].kind == "values" \
                 else ".+?"
@@ -74,6 +79,7 @@ def _regex(source: str, template: Template, groups: dict[str, str],
     if _JINJA.search(rest):
         return None
     out.append(re.escape(_WS.sub("", rest)))
+    literal_chars[0] += len(_WS.sub("", rest))
     return "".join(out)
 
 
@@ -84,15 +90,16 @@ def build_matchers(templates: Iterable[Template]) -> list[_Matcher]:
             continue
         groups: dict[str, str] = {}
         assigned: dict[str, str] = {}
-        parts = [_regex(p.source, t, groups, assigned) for p in t.premises]
+        literal = [0]
+        parts = [_regex(p.source, t, groups, assigned, literal) for p in t.premises]
         if any(p is None for p in parts):
             continue
         premise = re.escape(_WS.sub("", t.premise_separator)).join(parts)  # type: ignore[arg-type]
-        hyp = _regex(t.hypotheses[0].text.source, t, groups, dict(assigned))
+        hyp = _regex(t.hypotheses[0].text.source, t, groups, dict(assigned), literal)
         if hyp is None:
             continue
         # The hypothesis may refer back to premise groups, so match both as one text.
-        out.append(_Matcher(t, re.compile(premise + "\x00" + hyp), groups))
+        out.append(_Matcher(t, re.compile(premise + "\x00" + hyp), groups, literal[0]))
     return out
 
 
@@ -119,11 +126,18 @@ class Labeller:
             except ConditionError as exc:
                 problems.append(f"{m.template.id}: {exc.what}")
                 continue
-            results.append((m.template, label, slots))
+            results.append((m.template, label, slots, m.literal))
         out: dict[str, Any] = {"premise": premise, "hypothesis": hypothesis}
+        if len({r[1] for r in results}) > 1:
+            # Templates disagree: a template whose literal text is longer is more specific
+            # (最初の/最後の, いつも … 遅れて) and is preferred when it alone is the longest.
+            top = max(r[3] for r in results)
+            if sum(1 for r in results if r[3] == top) == 1:
+                results.sort(key=lambda r: -r[3])
+                results = [r for r in results if r[3] == top or r[1] == results[0][1]]
         labels = {r[1] for r in results}
         if len(labels) == 1:
-            template, label, slots = results[0]
+            template, label, slots, _ = results[0]
             out.update(label=label, template=template.id, jamp_template=self.provenance(template),
                        slots=slots)
             if len(results) > 1:
@@ -131,7 +145,7 @@ class Labeller:
             return out
         out.update(label=None, template=None, jamp_template=None, slots={})
         if results:
-            out["error"] = "ambiguous: " + "; ".join(f"{t.id} gives {lab}" for t, lab, _ in results)
+            out["error"] = "ambiguous: " + "; ".join(f"{r[0].id} gives {r[1]}" for r in results)
         elif problems:
             out["error"] = "; ".join(problems)
         else:
@@ -156,11 +170,15 @@ class Labeller:
                 env.setdefault(name, SlotValue(name, value))
         if time is not None:
             for name, (base, count, unit) in time.derived.items():
-                if name in env or base not in env:
+                if base not in env:
                     continue
                 b = env[base]
                 start = ntime.add_duration(b._fields["start"], unit_duration(unit, count))
                 fmt = b._fields["format"]
+                if name in env:  # written in the text: it must be the derived point
+                    if env[name]._fields["start"] != start:
+                        raise ConditionError(f"{name} is not {base} {count:+d} {unit}")
+                    continue
                 end = ntime.add_duration(start, ntime.UNITS[FORMATS[fmt][-1]])
                 env[name] = point_value(name, start, end, fmt, "")
         label = t.hypotheses[0].rule.decide(env)

@@ -29,6 +29,12 @@ LANGUAGE = Language(
     slot_kinds={"agent": AgentKind, "predicate": PredicateKind},
     time_text=time_text,
     time_format_names=FORMAT_NAMES,
+    # Endings of the verb forms, so that gen jamp label tells いる from いた, た from る.
+    filter_patterns={
+        "progressive": r".+?[てで]いる", "progressive_past": r".+?[てで]いた",
+        "past": r".+?[ただ]", "te": r".+?[てで]", "plain": r".+?[うくぐすつぬぶむる]",
+        "negative": r".+?ない", "negative_zu": r".+?ず",
+    },
 )
 
 __all__ = ["LANGUAGE", "FORMS", "ConjugationError", "conjugate"]
