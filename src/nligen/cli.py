@@ -331,19 +331,7 @@ def cmd_wogli_derive(args) -> int:
     if args.set is not None and args.set not in wogli.SET_TEMPLATES:
         raise UsageError(f"unknown set {args.set!r} (known: {', '.join(wogli.SET_TEMPLATES)})",
                          "--set")
-    if args.file in (None, "-"):
-        where = "<stdin>"
-        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-    else:
-        where = args.file
-        try:
-            raw = Path(args.file).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"cannot read: {exc.strerror}", where) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"not UTF-8 text (byte {exc.start})", where) from None
+    text, where = _read_input(args.file)
     rows = wogli.read_premise_table(text, where)
     deriver = wogli.Deriver()
     from .writers import write_stdout
