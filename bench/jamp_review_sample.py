@@ -1,9 +1,10 @@
 """Draw the 100-problem reading sample of the Jamp family (generated/jamp_review.md).
 
-    python bench/jamp_review_sample.py > /tmp/sample.md
+    python bench/jamp_review_sample.py [SEED] > /tmp/sample.md
 
-Problems come from `gen jamp --n 2000 --seed 2026`; sub-fragments take turns, and within
-one the problems are taken in a seeded order, so every fragment is read.
+Problems come from `gen jamp --n 2000 --seed SEED` (default 2027; the first reading, of an
+earlier lexicon, used 2026); sub-fragments take turns, and within one the problems are taken
+in a seeded order, so every fragment is read.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from nligen.families import jamp
 from nligen.rng import StableRng
 
 
-def main() -> int:
-    ds = jamp.generate(n=2000, seed=2026)
+def main(argv: list[str]) -> int:
+    seed = int(argv[0]) if argv else 2027
+    ds = jamp.generate(n=2000, seed=seed)
     by_sub: dict[str, list[dict]] = {}
     for rec in ds.records:
         by_sub.setdefault(rec["subfragment"], []).append(rec)
-    rng = StableRng(2026, "review")
+    rng = StableRng(seed, "review")
     for recs in by_sub.values():
         rng.shuffle(recs)
     picked = []
@@ -36,4 +38,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -111,3 +111,28 @@ def test_reviewed_sample_is_current_and_mostly_natural(repo):
     natural = sum(mark == "✓" for _, mark in rows)
     assert natural >= 45
     assert f"Result: {natural} of 50 natural." in text
+
+
+def test_tuple_blocklist_entries_are_live_and_excluded():
+    """Every rejected tuple names a curated verb and a tuple the corpus gives it (so a stale
+    entry is noticed), and no predicate slot ever offers it."""
+    from nligen.data import lexicons_dir
+    from nligen.lang.ja.lexicon import MIN_NOUN_FREQUENCY, JaLexicon, tuple_key
+    from nligen.lexicon import LexiconSet
+
+    lexicons = LexiconSet([lexicons_dir()])
+    blocklist = lexicons.get("ja/curated/tuple_blocklist")
+    assert blocklist.meta.get("source") and blocklist.meta.get("license")
+    lex = JaLexicon.load(lexicons)
+    assert len(blocklist.entries) > 100
+    for e in blocklist.entries:
+        verb = lex.by_lemma[e["lemma"]]
+        assert verb.classes, e
+        key = tuple_key(e["args"])
+        assert key in verb.rejected
+        observed = {tuple_key({c: w for c, w in t.items() if c in e["args"]})
+                    for t, _ in verb.tuples}
+        assert key in observed, e
+        usable = {tuple_key(t) for t, _ in verb.usable_tuples(lex.noun_frequency,
+                                                              MIN_NOUN_FREQUENCY)}
+        assert key not in usable, e

@@ -32,6 +32,17 @@ def test_chained_comparison_and_in():
     assert not c({"x": 3, "colour": "green"})
 
 
+def test_in_a_list_valued_field():
+    c = Condition("interval_1.unit in V.durations")
+    assert c({"interval_1": {"unit": "day"}, "V": {"durations": ["hour", "day"]}})
+    assert not c({"interval_1": {"unit": "year"}, "V": {"durations": ["hour", "day"]}})
+    assert Condition("x not in V.durations")({"x": "year", "V": {"durations": ["day"]}})
+    with pytest.raises(ConditionError, match="needs a list"):
+        c({"interval_1": {"unit": "day"}, "V": {"durations": "hour day"}})  # no substring test
+    with pytest.raises(ConditionError, match="needs a list"):
+        Condition("x in y")
+
+
 def test_time_arithmetic_with_units():
     c = Condition("tp_1.start - 1 * day == tp_2.start, tp_1.end - 1 * day == tp_2.end")
     assert c({"tp_1": span(2020, 3, 2), "tp_2": span(2020, 3, 1)})

@@ -17,6 +17,7 @@ def test_there_are_samples_for_every_set():
     names = {p.name for p in SAMPLES}
     for s in ("wogli", "os_hard", "p_subject", "dative", "ditransitive"):
         assert f"wogli-{s}" in names
+    assert {"jamp", "jamp-fragment_hard", "jamp-tsv"} <= names
 
 
 @pytest.mark.parametrize("folder", SAMPLES, ids=lambda p: p.name)

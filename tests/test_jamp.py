@@ -101,6 +101,26 @@ def test_balance_and_no_duplicates(dataset, jamp_set):
     assert len(set(pairs)) == len(pairs)
 
 
+def test_interval_units_fit_the_event(dataset, jamp_set):
+    """Durations come from the verb's curated units (9日間で音楽を演奏した is not drawn)."""
+    import yaml
+
+    from nligen.data import lexicons_dir
+
+    with open(lexicons_dir() / "ja" / "curated" / "verb_classes.yaml", encoding="utf-8") as f:
+        units = {e["lemma"]: e.get("durations") for e in yaml.safe_load(f)["entries"]}
+    checked = 0
+    for rec in dataset.records:
+        t = jamp_set.by_id(rec["template"])
+        if t.time is None or not t.time.intervals:
+            continue
+        allowed = units[rec["slots"]["V"]["lemma"]]
+        for name in t.time.intervals:
+            assert rec["slots"][name]["unit"] in allowed, rec
+            checked += 1
+    assert checked > 100
+
+
 def test_time_fields_and_rendering(dataset):
     from nligen.lang.ja.timetext import FORMAT_NAMES, parse_point
 

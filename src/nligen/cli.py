@@ -192,6 +192,48 @@ def build_parser() -> argparse.ArgumentParser:
     bj.add_argument("--lexicons", default=None, metavar="DIR",
                     help="lexicon folder (default: the shipped one)")
     bj.add_argument("--check", action="store_true", help="extract and report, write nothing")
+
+    au = sub.add_parser("audit", help="token-label artifacts, hypothesis-only baseline, "
+                        "split overlap and label balance of a generated set",
+                        description="Audit a JSONL file, or a folder of split files (those "
+                        "its manifest.json lists, else every *.jsonl). Token-label "
+                        "artifacts as Gardner et al. (2021) and Jamp appendix D: the tokens "
+                        "of premise and hypothesis (Japanese: fugashi + unidic-lite; others: "
+                        "whitespace and punctuation), a one-sided exact binomial test of "
+                        "p(label | token) against the uniform prior, Bonferroni-corrected "
+                        "at alpha = 0.01 over tokens x labels. A hypothesis-only naive Bayes "
+                        "baseline (5-fold, folds by sorted id) against the majority class. "
+                        "For every pair of splits, the (premise, hypothesis) pairs, "
+                        "premises, hypotheses and fillings (the lemmas / names / values of "
+                        "the non-time slots) they share, and the seen/unseen counts. Label "
+                        "counts per template, fragment, subfragment, pattern, set, ... "
+                        "Markdown on stdout.")
+    au.add_argument("path", metavar="FILE_OR_DIR")
+    au.add_argument("--json", action="store_true",
+                    help="one JSON object (artifacts, hypothesis_only, overlap, labels, ...) "
+                         "instead of Markdown")
+    au.add_argument("--plot", default=None, metavar="PNG",
+                    help="also write a plot like Jamp's figure 3 (token frequency against "
+                         "p(label | token), with the significance curve); needs matplotlib: "
+                         "pip install 'nligen[plot]'")
+
+    ev = sub.add_parser("eval", help="score predictions against a generated set",
+                        description="Accuracy of a model's predictions on a gold record file: "
+                        "overall, per gold label, template, fragment / sub-fragment, "
+                        "pattern / set / hypothesis type, time format / time span and seen "
+                        "/ unseen (only the groupings whose field the gold records have). "
+                        "Δ is seen minus unseen accuracy, as in Jamp's table 8. Labels are "
+                        "case-insensitive; on two-way gold, neutral and contradiction count "
+                        "as non-entailment, as in WOGLI.")
+    ev.add_argument("--gold", required=True, metavar="FILE",
+                    help="gold records: JSONL as gen writes it, or a .tsv with a header "
+                         "(--format tsv, jamp-tsv or wogli-tsv)")
+    ev.add_argument("--pred", required=True, metavar="FILE",
+                    help="predictions: JSONL with 'id' and 'label' per line, or one label "
+                         "per line aligned with the gold file")
+    ev.add_argument("--json", action="store_true",
+                    help="one JSON object (accuracy, groups, delta, confusion) instead of "
+                         "Markdown tables")
     return parser
 
 
@@ -414,6 +456,40 @@ def _list_jamp(as_json: bool) -> None:
              f"{r['category']}")
 
 
+def cmd_eval(args) -> int:
+    from .tools.evaluate import evaluate, markdown_report
+    from .writers import write_stdout
+
+    result = evaluate(args.gold, args.pred)
+    if args.json:
+        emit(json.dumps(result, ensure_ascii=False))
+    else:
+        write_stdout(markdown_report(result))
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from .tools.audit import (
+        audit,
+        json_report,
+        markdown_report,
+        plot_artifacts,
+        require_matplotlib,
+    )
+    from .writers import write_stdout
+
+    if args.plot:
+        require_matplotlib()  # fail before the work, not after it
+    result = audit(args.path)
+    if args.plot:
+        plot_artifacts(result, args.plot)
+    if args.json:
+        emit(json_report(result))
+    else:
+        write_stdout(markdown_report(result))
+    return 0
+
+
 def cmd_lexicon(args) -> int:
     if args.lexicon_command == "build-de":
         from .data import lexicons_dir
@@ -493,6 +569,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_list(args)
         if args.command == "lexicon":
             return cmd_lexicon(args)
+        if args.command == "audit":
+            return cmd_audit(args)
+        if args.command == "eval":
+            return cmd_eval(args)
         raise UsageError(f"unknown command {args.command!r}", "gen")
     except NligenError as exc:
         where = exc.where or ("gen " + (argv[0] if argv else ""))

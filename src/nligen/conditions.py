@@ -59,6 +59,21 @@ def get_field(value: Any, name: str) -> Any:
     raise ConditionError(f"a value of type {type(value).__name__} has no field {name!r}")
 
 
+def _list_field(read: Callable[[Env], Any]) -> Callable[[Env], list]:
+    """The right side of ``in`` when it is a field: it must hold a list of plain values
+    (strings substring-match, which a condition should never rely on)."""
+
+    def items(env: Env) -> list:
+        value = read(env)
+        if not isinstance(value, (list, tuple)) or not all(
+                isinstance(v, (str, int, float, bool)) for v in value):
+            raise ConditionError("'in' needs a list; this field holds "
+                                 f"{type(value).__name__}")
+        return list(value)
+
+    return items
+
+
 def _scalar(value: Any) -> Any:
     """Slot values may stand for a scalar (a range slot's number); unwrap them."""
     unwrap = getattr(type(value), "__condition_value__", None)
@@ -264,10 +279,15 @@ class Condition:
             for op, comparator in zip(node.ops, node.comparators):
                 op_type = type(op)
                 if op_type in (ast.In, ast.NotIn):
-                    if not isinstance(comparator, (ast.Tuple, ast.List, ast.Set)):
-                        raise ConditionError("'in' needs a literal list, e.g. x in (1, 2)")
-                    items = [self._compile(e) for e in comparator.elts]
-                    steps.append((op_type, lambda env, items=items: [i(env) for i in items]))
+                    if isinstance(comparator, (ast.Tuple, ast.List, ast.Set)):
+                        items = [self._compile(e) for e in comparator.elts]
+                        steps.append((op_type, lambda env, items=items: [i(env) for i in items]))
+                    elif isinstance(comparator, ast.Attribute):
+                        # a list-valued field of a slot, e.g. ``interval_1.unit in V.durations``
+                        steps.append((op_type, _list_field(self._compile(comparator))))
+                    else:
+                        raise ConditionError("'in' needs a list: a literal such as x in (1, 2) "
+                                             "or a list-valued field such as V.durations")
                 elif op_type in _COMPARE_OPS:
                     steps.append((op_type, self._compile(comparator)))
                 else:

@@ -40,7 +40,9 @@ PERSON_EXOPHORA = ("著者", "読者", "不特定:人")
 # Personal pronouns (JUMAN files several as 普通名詞): templates use named agents.
 PRONOUNS = {"私", "わたし", "僕", "ぼく", "俺", "おれ", "あなた", "君", "きみ", "彼", "彼女",
             "我々", "私たち", "わたしたち", "僕ら", "僕たち", "自分", "自身", "皆", "みんな",
-            "皆さん", "みなさん", "あなた方", "彼ら", "誰", "何"}
+            "皆さん", "みなさん", "あなた方", "彼ら", "誰", "何", "貴方", "貴女", "貴男",
+            "貴殿", "貴様", "あんた", "お前", "おまえ", "君たち", "君達", "我", "己", "皆様",
+            "みなさま"}
 # Heads that make a noun phrase relational or partial rather than a thing (栗以外, 部全般).
 RELATIONAL_ENDINGS = ("以外", "以上", "以下", "全般", "自体", "同士", "ごと", "毎", "別", "側")
 KEPT_NOUN_CLASSES = {"普通名詞", "サ変名詞"}

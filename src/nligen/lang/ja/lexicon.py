@@ -31,6 +31,8 @@ class JaVerb:
     slots: dict[str, dict[str, Any]]
     tuples: list[tuple[dict[str, str], int]]
     classes: dict[str, Any] = field(default_factory=dict)
+    # argument tuples a reader rejected (curated/tuple_blocklist.yaml), as tuple_key()s
+    rejected: frozenset = frozenset()
     _cumulative: list[int] = field(default_factory=list)
     _usable: list = field(default_factory=list)
 
@@ -69,6 +71,8 @@ class JaVerb:
             if noun_frequency is not None and any(noun_frequency.get(w, 0) < min_frequency
                                                   for w in kept.values()):
                 continue
+            if self.rejected and tuple_key(kept) in self.rejected:
+                continue
             out.append((kept, n))
         return out
 
@@ -91,6 +95,27 @@ class JaVerb:
 # A filler must occur at least this often in the whole corpus (any verb, any case): rare
 # fillers are mostly extraction fragments (台駅) or too specialised to read naturally.
 MIN_NOUN_FREQUENCY = 3
+
+
+def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """An argument tuple as a hashable, order-free key: ((case, noun), ...)."""
+    return tuple(sorted(args.items()))
+
+
+def _rejected_tuples(lexicons: LexiconSet) -> dict[str, set]:
+    """lemma -> rejected tuple keys, from ja/curated/tuple_blocklist (if shipped)."""
+    if not lexicons.find("ja/curated/tuple_blocklist"):
+        return {}
+    lexicon = lexicons.get("ja/curated/tuple_blocklist")
+    out: dict[str, set] = {}
+    for i, e in enumerate(lexicon.entries):
+        lemma, args = e.get("lemma"), e.get("args")
+        if not isinstance(lemma, str) or not isinstance(args, dict) or not args or not all(
+                isinstance(c, str) and isinstance(w, str) for c, w in args.items()):
+            raise LexiconError(f"entry {i + 1}: needs 'lemma' and 'args' ({{case: noun}})",
+                               lexicon.name)
+        out.setdefault(lemma, set()).add(tuple_key(args))
+    return out
 
 
 def _is_kanji(ch: str) -> bool:
@@ -116,6 +141,7 @@ class JaLexicon:
         if lexicons.find("ja/curated/verb_classes"):
             for e in lexicons.get("ja/curated/verb_classes").entries:
                 classes[e.get("lemma")] = e
+        rejected = _rejected_tuples(lexicons)
         names = list(lexicons.get("ja/curated/names").entries) if lexicons.find(
             "ja/curated/names") else []
         verbs = []
@@ -125,7 +151,8 @@ class JaLexicon:
                     lemma=e["lemma"], count=e["count"],
                     frames=[(tuple(cases), n) for cases, n in e["frames"]],
                     slots=e["slots"], tuples=[(t, n) for t, n in e["tuples"]],
-                    classes=classes.get(e["lemma"], {})))
+                    classes=classes.get(e["lemma"], {}),
+                    rejected=frozenset(rejected.get(e["lemma"], ()))))
             except (KeyError, TypeError, ValueError):
                 raise LexiconError(f"malformed entry {e.get('lemma')!r}", frames.name) from None
         return cls(verbs, names, frames.meta)

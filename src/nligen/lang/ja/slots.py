@@ -68,14 +68,18 @@ class AgentKind:
 
 class PredicateKind:
     """``{type: predicate, cases: [...], jamp: tp|nint|cint, aspect: ..., volitional: bool,
-    transitivity: transitive|intransitive, modifier: CASE, lemmas: [...]}``
+    transitivity: transitive|intransitive, modifier: CASE, lemmas: [...],
+    exclude_lemmas: [...]}``
 
     ``cases`` are the clause's cases besides ガ; a verb qualifies when its curated frame is
     exactly ガ + these cases and it takes a person as subject. Options are the verb's
-    observed argument tuples (nouns frequent in the corpus, no pronouns).
+    observed argument tuples (nouns frequent in the corpus, no pronouns). A verb whose
+    curated entry lists ``durations`` (the interval units natural for the event) carries
+    them as the field ``durations``.
     """
 
-    params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas")
+    params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
+              "exclude_lemmas")
 
     @staticmethod
     def validate(spec, where):
@@ -92,10 +96,11 @@ class PredicateKind:
             raise TemplateError("'volitional' must be true or false", where)
         if "transitivity" in spec:
             _as_list(spec["transitivity"], ("transitive", "intransitive"), "transitivity", where)
-        lemmas = spec.get("lemmas")
-        if lemmas is not None and (not isinstance(lemmas, list) or not lemmas
-                                   or not all(isinstance(x, str) for x in lemmas)):
-            raise TemplateError("'lemmas' must be a list of verb lemmas", where)
+        for key in ("lemmas", "exclude_lemmas"):
+            lemmas = spec.get(key)
+            if lemmas is not None and (not isinstance(lemmas, list) or not lemmas
+                                       or not all(isinstance(x, str) for x in lemmas)):
+                raise TemplateError(f"'{key}' must be a list of verb lemmas", where)
         if "modifier" in spec and spec["modifier"] not in cases:
             raise TemplateError("'modifier' must be one of the clause's cases", where)
 
@@ -113,10 +118,11 @@ class PredicateKind:
         modifier = spec.get("modifier")
         modifiers = _modifier_table(ctx.lexicons, lex) if modifier else None
         only = set(spec["lemmas"]) if spec.get("lemmas") else None
+        excluded = set(spec.get("exclude_lemmas") or ())
         out: list[SlotValue] = []
         seen: set[str] = set()
         for verb in lex.usable_verbs():
-            if only is not None and verb.lemma not in only:
+            if only is not None and verb.lemma not in only or verb.lemma in excluded:
                 continue
             cls = verb.classes
             frame = set(cls.get("frame") or [])
@@ -147,6 +153,10 @@ class PredicateKind:
                         continue
                     seen.add(key)
                     lemmas = (verb.lemma, *(v for k, v in fields.items() if k != "lemma"))
+                    if cls.get("durations"):
+                        # the interval units natural for this event: ``interval_1.unit in
+                        # V.durations`` in a time block's require keeps "9日間で音楽を演奏した" out
+                        fields["durations"] = list(cls["durations"])
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key))
         return out

@@ -1,0 +1,427 @@
+"""Scoring a model's predictions against a generated challenge set (``gen eval``).
+
+The generator's records already carry every field the papers break accuracy down by, so
+the numbers of Jamp's table 8 (seen / unseen accuracy and their difference Δ per split)
+and of WOGLI's table 3 (accuracy per set and per hypothesis type) come straight from a
+gold file and a predictions file, with no notebook in between.
+
+Predictions are either JSONL (``{"id": ..., "label": ...}`` per line, matched to the gold
+records by id) or plain text with one label per line, aligned with the gold records.
+Labels are compared case-insensitively. Three-way predictions on two-way gold are
+collapsed as WOGLI's authors do (section 4: contradiction and neutral become
+non-entailment), so a model fine-tuned on XNLI can be scored on WOGLI unchanged.
+
+Every problem with the input is an :class:`~nligen.errors.InputError` whose ``where`` is
+``FILE:LINE`` (or ``FILE`` when no line is at fault): the CLI prints it as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+THREE_WAY = ("entailment", "neutral", "contradiction")
+TWO_WAY = ("entailment", "non-entailment")
+KNOWN_LABELS = ("entailment", "neutral", "contradiction", "non-entailment")
+#: spellings of non-entailment used by other datasets (RTE's ``not_entailment``)
+LABEL_ALIASES = {"non_entailment": "non-entailment", "not_entailment": "non-entailment",
+                 "not-entailment": "non-entailment"}
+#: WOGLI's released TSV codes (``--format wogli-tsv``), accepted in gold TSV files
+WOGLI_CODES = {"1": "non-entailment", "2": "entailment"}
+
+#: Groupings reported, in report order. "label" is the gold label; every other grouping is
+#: the record field of that name and is reported only when some gold record has the field.
+GROUPINGS = ("label", "template", "fragment", "subfragment", "pattern", "set",
+             "hypothesis_type", "time_format", "time_span", "seen")
+#: the group of records whose field is missing or null (e.g. Jamp's now.usage templates
+#: have no time expression, so no time_format)
+NONE = "none"
+DELTA_DEFINITION = "seen - unseen (as in Jamp's table 8: accuracy on seen minus accuracy " \
+                   "on unseen test problems)"
+_MISSING = object()
+
+
+@dataclass
+class GoldItem:
+    """One gold problem: where it was read, its id and label, and its grouping fields."""
+
+    line: int
+    id: str | None
+    label: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+def _read_lines(path: str | os.PathLike) -> list[str]:
+    """The file's lines (UTF-8, BOM and CR tolerated). Only ``\\n`` ends a line, so line
+    numbers are the ones an editor shows even when a JSON string holds U+2028."""
+    where = os.fspath(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", where) from None
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _json_object(line: str, where: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg} (column {exc.colno})", where) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"not JSON: {type(exc).__name__}", where) from None
+    if not isinstance(value, dict):
+        raise InputError(f"not a JSON object but {type(value).__name__}", where)
+    return value
+
+
+def normalise_label(value: Any) -> str | None:
+    """The canonical spelling of a label ("ENTAILMENT" -> "entailment"), or None when it
+    is not a known label."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().lower()
+    text = LABEL_ALIASES.get(text, text)
+    return text if text in KNOWN_LABELS else None
+
+
+def _label(value: Any, where: str, what: str) -> str:
+    label = normalise_label(value)
+    if label is None:
+        raise InputError(f"unknown {what} {_show(value)} (known: {', '.join(KNOWN_LABELS)})",
+                         where)
+    return label
+
+
+def _item_id(value: Any, where: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(f"'id' must be a string, not {_show(value)}", where)
+
+
+def read_gold(path: str | os.PathLike) -> list[GoldItem]:
+    """Gold records from a JSONL record file (as the generator writes it) or, for a
+    ``.tsv`` file, from a TSV with a header (``--format tsv``, ``jamp-tsv`` or
+    ``wogli-tsv``)."""
+    if os.fspath(path).lower().endswith(".tsv"):
+        return _read_gold_tsv(path)
+    name = os.fspath(path)
+    items: list[GoldItem] = []
+    seen_ids: dict[str, int] = {}
+    for number, line in enumerate(_read_lines(path), 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        record = _json_object(line, where)
+        if "label" not in record:
+            raise InputError("record has no 'label'", where)
+        label = _label(record["label"], where, "gold label")
+        item_id = _item_id(record["id"], where) if "id" in record else None
+        if item_id is not None:
+            if item_id in seen_ids:
+                raise InputError(f"duplicate id {_show(item_id)} (first on line "
+                                 f"{seen_ids[item_id]})", where)
+            seen_ids[item_id] = number
+        fields = {k: record[k] for k in GROUPINGS[1:] if k in record}
+        items.append(GoldItem(number, item_id, label, fields))
+    if not items:
+        raise InputError("no gold records", name)
+    return items
+
+
+# TSV columns that carry a grouping field under another name (Jamp's released columns)
+_TSV_FIELD = {"template_num": "template"}
+
+
+def _read_gold_tsv(path: str | os.PathLike) -> list[GoldItem]:
+    """A TSV with a header: ``label`` (or Jamp's ``gold_label``; WOGLI's 1 / 2 codes are
+    read as non-entailment / entailment), optional ``id`` and grouping columns. Empty
+    cells and Jamp's ``None`` are null; ``seen`` is ``true`` / ``false``."""
+    name = os.fspath(path)
+    lines = _read_lines(path)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise InputError("no gold records", name)
+    header = lines[0].split("\t")
+    label_column = next((c for c in ("label", "gold_label") if c in header), None)
+    if label_column is None:
+        raise InputError("the header has no 'label' or 'gold_label' column", f"{name}:1")
+    items: list[GoldItem] = []
+    seen_ids: dict[str, int] = {}
+    for number, line in enumerate(lines[1:], 2):
+        where = f"{name}:{number}"
+        cells = line.split("\t")
+        if len(cells) != len(header):
+            raise InputError(f"{len(cells)} cells, but the header has {len(header)}", where)
+        row = dict(zip(header, cells))
+        raw_label = row[label_column].strip()
+        label = _label(WOGLI_CODES.get(raw_label, raw_label), where, "gold label")
+        item_id = row.get("id") or None
+        if item_id is not None:
+            if item_id in seen_ids:
+                raise InputError(f"duplicate id {_show(item_id)} (first on line "
+                                 f"{seen_ids[item_id]})", where)
+            seen_ids[item_id] = number
+        fields: dict[str, Any] = {}
+        for column, cell in row.items():
+            key = _TSV_FIELD.get(column, column)
+            if key in GROUPINGS[1:]:
+                value: Any = None if cell in ("", "None") else cell
+                if key == "seen" and value is not None:
+                    value = {"true": True, "false": False}.get(value.lower(), value)
+                fields[key] = value
+        items.append(GoldItem(number, item_id, label, fields))
+    if not items:
+        raise InputError("no gold records", name)
+    return items
+
+
+def _is_jsonl(path: str | os.PathLike, lines: list[str]) -> bool:
+    if os.fspath(path).lower().endswith((".jsonl", ".json")):
+        return True
+    first = next((line for line in lines if line.strip()), "")
+    return first.lstrip().startswith("{")
+
+
+def read_predictions(path: str | os.PathLike, gold: list[GoldItem],
+                     gold_name: str) -> list[tuple[str, str]]:
+    """For each gold item, in gold order: (predicted label, where it was read).
+
+    JSONL predictions are matched by id; every gold item needs exactly one. One label per
+    line is matched by position, so its length must equal the gold file's."""
+    name = os.fspath(path)
+    lines = _read_lines(path)
+    if _is_jsonl(path, lines):
+        return _keyed_predictions(name, lines, gold, gold_name)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) > len(gold):
+        raise InputError(f"{len(lines)} labels, but {gold_name} has {len(gold)} records "
+                         "(one label per line must align with the gold file)",
+                         f"{name}:{len(gold) + 1}")
+    if len(lines) < len(gold):
+        missing = gold[len(lines)]
+        raise InputError(f"no prediction: {name} has {len(lines)} labels, but {gold_name} "
+                         f"has {len(gold)} records (one label per line must align with the "
+                         "gold file)", f"{gold_name}:{missing.line}")
+    predictions = []
+    for number, line in enumerate(lines, 1):
+        where = f"{name}:{number}"
+        if not line.strip():
+            raise InputError("empty line (one label per line, aligned with the gold file)",
+                             where)
+        predictions.append((_label(line, where, "predicted label"), where))
+    return predictions
+
+
+def _keyed_predictions(name: str, lines: list[str], gold: list[GoldItem],
+                       gold_name: str) -> list[tuple[str, str]]:
+    index: dict[str, int] = {}
+    for i, item in enumerate(gold):
+        if item.id is None:
+            raise InputError(f"record has no 'id' to match the predictions of {name} with "
+                             "(give one label per line instead)", f"{gold_name}:{item.line}")
+        index[item.id] = i
+    found: dict[int, tuple[str, str]] = {}
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        record = _json_object(line, where)
+        for key in ("id", "label"):
+            if key not in record:
+                raise InputError(f"prediction has no {key!r}", where)
+        item_id = _item_id(record["id"], where)
+        if item_id not in index:
+            raise InputError(f"unknown id {_show(item_id)} (not in {gold_name})", where)
+        if item_id in first_line:
+            raise InputError(f"duplicate id {_show(item_id)} (first on line "
+                             f"{first_line[item_id]})", where)
+        first_line[item_id] = number
+        found[index[item_id]] = (_label(record["label"], where, "predicted label"), where)
+    missing = [item for i, item in enumerate(gold) if i not in found]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise InputError(f"no prediction for id {_show(missing[0].id)} in {name}{more}",
+                         f"{gold_name}:{missing[0].line}")
+    return [found[i] for i in range(len(gold))]
+
+
+# -- scoring ------------------------------------------------------------------------------
+
+def _group_key(name: str, value: Any) -> str:
+    if value is None or value is _MISSING:
+        return NONE
+    if name == "seen" and isinstance(value, bool):
+        return "seen" if value else "unseen"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _natural(text: str) -> list[Any]:
+    """Sort key: numbers by value, so template interval.comparison.3 precedes .26."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", text) if part]
+
+
+#: Jamp's time formats from the smallest to the largest, then its intervals
+JAMP_TIME_FORMATS = ("年", "月", "日", "時", "年月", "月日", "日時", "年月日", "月日時", "年月日時",
+                     "年間", "ヶ月間", "月間", "日間", "時間")
+
+
+def _order(name: str, keys: list[str], labels: tuple[str, ...]) -> list[str]:
+    """Labels in their usual order, seen before unseen, Jamp's formats by size, the
+    rest in natural order; the "none" group last."""
+    fixed = {"label": list(labels), "seen": ["seen", "unseen"],
+             "time_format": list(JAMP_TIME_FORMATS)}.get(name, [])
+    rest = sorted((k for k in keys if k not in fixed and k != NONE), key=_natural)
+    return [k for k in fixed if k in keys] + rest + ([NONE] if NONE in keys else [])
+
+
+def _stats(correct: int, n: int) -> dict[str, Any]:
+    return {"accuracy": correct / n, "correct": correct, "n": n}
+
+
+def _scheme(gold: list[GoldItem], predicted: list[tuple[str, str]],
+            gold_name: str) -> tuple[str, ...]:
+    """Two-way when non-entailment occurs and the gold has no neutral / contradiction."""
+    three = next((g for g in gold if g.label in ("neutral", "contradiction")), None)
+    two = next((g for g in gold if g.label == "non-entailment"), None)
+    if three and two:
+        raise InputError(f"gold labels mix two-way (non-entailment, line {two.line}) and "
+                         f"three-way ({three.label})", f"{gold_name}:{three.line}")
+    if three:
+        for label, where in predicted:
+            if label == "non-entailment":
+                raise InputError("two-way label 'non-entailment' predicted, but the gold "
+                                 f"labels are three-way ({', '.join(THREE_WAY)})", where)
+        return THREE_WAY
+    if two or any(label == "non-entailment" for label, _ in predicted):
+        return TWO_WAY
+    return THREE_WAY
+
+
+def evaluate(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> dict[str, Any]:
+    """Accuracy of the predictions in ``pred_path`` on the gold records in ``gold_path``.
+
+    Returns one JSON-ready object: ``accuracy``, ``correct`` and ``n`` overall;
+    ``groups``: grouping name -> value -> ``{"accuracy", "correct", "n"}``; ``delta``:
+    seen minus unseen accuracy (None without both); ``confusion``: gold label ->
+    predicted label -> count; ``labels``, ``scheme`` and ``collapsed`` (predictions turned
+    into non-entailment)."""
+    gold_name, pred_name = os.fspath(gold_path), os.fspath(pred_path)
+    gold = read_gold(gold_path)
+    predicted = read_predictions(pred_path, gold, gold_name)
+    labels = _scheme(gold, predicted, gold_name)
+    collapsed = 0
+    preds = []
+    for label, _ in predicted:
+        if labels == TWO_WAY and label in ("neutral", "contradiction"):
+            label = "non-entailment"
+            collapsed += 1
+        preds.append(label)
+
+    present = [name for name in GROUPINGS[1:] if any(name in g.fields for g in gold)]
+    counts: dict[str, dict[str, list[int]]] = {name: {} for name in ("label", *present)}
+    confusion = {g: {p: 0 for p in labels} for g in labels}
+    correct_total = 0
+    for item, pred in zip(gold, preds):
+        hit = int(item.label == pred)
+        correct_total += hit
+        confusion[item.label][pred] += 1
+        for name, table in counts.items():
+            value = item.label if name == "label" else item.fields.get(name, _MISSING)
+            cell = table.setdefault(_group_key(name, value), [0, 0])
+            cell[0] += hit
+            cell[1] += 1
+
+    groups = {name: {key: _stats(*table[key]) for key in _order(name, list(table), labels)}
+              for name, table in counts.items()}
+    seen = groups.get("seen", {})
+    delta = (seen["seen"]["accuracy"] - seen["unseen"]["accuracy"]
+             if "seen" in seen and "unseen" in seen else None)
+    return {"accuracy": correct_total / len(gold), "correct": correct_total, "n": len(gold),
+            "gold": gold_name, "predictions": pred_name,
+            "scheme": "two-way" if labels == TWO_WAY else "three-way",
+            "labels": list(labels), "collapsed": collapsed,
+            "delta": delta, "delta_definition": DELTA_DEFINITION,
+            "groups": groups, "confusion": confusion}
+
+
+# -- report -------------------------------------------------------------------------------
+
+_TITLES = {"label": "gold label", "template": "template", "fragment": "fragment",
+           "subfragment": "sub-fragment", "pattern": "pattern", "set": "set",
+           "hypothesis_type": "hypothesis type", "time_format": "time format",
+           "time_span": "time span", "seen": "seen / unseen"}
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.2f}"
+
+
+def _row(name: str, stats: Mapping[str, Any]) -> str:
+    return (f"| {_cell(name)} | {_pct(stats['accuracy'])} | {stats['correct']} | "
+            f"{stats['n']} |")
+
+
+def markdown_report(result: Mapping[str, Any]) -> str:
+    """The result of :func:`evaluate` as Markdown: an overview in the layout of Jamp's
+    table 8 (all, seen, unseen, Δ), one table per grouping (WOGLI's table 3 is the
+    ``set`` and ``hypothesis type`` tables) and the confusion matrix. Accuracy in %."""
+    head = "| {} | accuracy (%) | correct | n |\n|---|---:|---:|---:|"
+    out = [f"# Accuracy of {_cell(result['predictions'])} on {_cell(result['gold'])}", "",
+           head.format(""), _row("all", result)]
+    seen = result["groups"].get("seen", {})
+    for key in ("seen", "unseen"):
+        if key in seen:
+            out.append(_row(key, seen[key]))
+    if result["delta"] is not None:
+        out.append(f"| Δ (seen − unseen) | {_pct(result['delta'])} | | |")
+    out.append("")
+    note = f"Labels: {result['scheme']} ({', '.join(result['labels'])})."
+    if result["collapsed"]:
+        note += (f" {result['collapsed']} three-way predictions (neutral, contradiction) "
+                 "were counted as non-entailment, as WOGLI does.")
+    out += [note, ""]
+    for name, table in result["groups"].items():
+        out += [f"## By {_TITLES.get(name, name)}", "", head.format(_TITLES.get(name, name))]
+        out += [_row(key, stats) for key, stats in table.items()]
+        out.append("")
+    labels = result["labels"]
+    out += ["## Confusion matrix (rows: gold, columns: predicted)", "",
+            "| gold \\ predicted | " + " | ".join(labels) + " |",
+            "|---|" + "---:|" * len(labels)]
+    for gold_label, row in result["confusion"].items():
+        out.append(f"| {gold_label} | " + " | ".join(str(row[p]) for p in labels) + " |")
+    return "\n".join(out) + "\n"
