@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UsageError
+from .evaluate import json_object
 
 ALPHA = 0.01
 FOLDS = 5
@@ -142,14 +143,7 @@ def read_problems(files: Sequence[Path]) -> list[Problem]:
                 text = line.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(f"not UTF-8 text (byte {exc.start})", where) from None
-            try:
-                record = _DECODER.decode(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON: {exc.msg} (column {exc.colno})", where) from None
-            except (ValueError, RecursionError) as exc:
-                raise InputError(f"not JSON: {exc}", where) from None
-            if not isinstance(record, dict):
-                raise InputError(f"not a JSON object (a {type(record).__name__})", where)
+            record = json_object(text, where, _DECODER.decode)
             for key in _REQUIRED:
                 value = record.get(key)
                 if key not in record:

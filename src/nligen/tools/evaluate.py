@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,9 +80,11 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _json_object(line: str, where: str) -> dict[str, Any]:
+def json_object(line: str, where: str,
+                decode: Callable[[str], Any] = json.loads) -> dict[str, Any]:
+    """One JSONL line as a dict, or an InputError naming ``where`` (shared with audit)."""
     try:
-        value = json.loads(line)
+        value = decode(line)
     except json.JSONDecodeError as exc:
         raise InputError(f"not JSON: {exc.msg} (column {exc.colno})", where) from None
     except (ValueError, RecursionError) as exc:
@@ -131,7 +133,7 @@ def read_gold(path: str | os.PathLike) -> list[GoldItem]:
         if not line.strip():
             continue
         where = f"{name}:{number}"
-        record = _json_object(line, where)
+        record = json_object(line, where)
         if "label" not in record:
             raise InputError("record has no 'label'", where)
         label = _label(record["label"], where, "gold label")
@@ -248,7 +250,7 @@ def _keyed_predictions(name: str, lines: list[str], gold: list[GoldItem],
         if not line.strip():
             continue
         where = f"{name}:{number}"
-        record = _json_object(line, where)
+        record = json_object(line, where)
         for key in ("id", "label"):
             if key not in record:
                 raise InputError(f"prediction has no {key!r}", where)
