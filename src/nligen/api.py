@@ -212,7 +212,7 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     template_set = templates if isinstance(templates, TemplateSet) else load_templates(
         [templates] if isinstance(templates, (str, Path)) else templates)
     fam = template_set.family
-    lexicon_set = _lexicon_set(lexicons, template_set)
+    lexicon_set = lexicon_set_for(lexicons, template_set)
     if not sets and fam.get("default_set"):
         sets = [fam["default_set"]]
     selection = Selection(sets=sets, variants=variants, templates=template_ids,
@@ -278,7 +278,9 @@ def _narrow(run: Sequence[str] | None, split: Sequence[str] | None) -> list[str]
     return [x for x in run if split is None or x in split]
 
 
-def _lexicon_set(lexicons, template_set: TemplateSet) -> LexiconSet:
+def lexicon_set_for(lexicons, template_set: TemplateSet) -> LexiconSet:
+    """The lexicons a run of ``template_set`` uses: the given folders, else the template
+    folder's lexicons/ (or its parent's), else the shipped ones."""
     if isinstance(lexicons, LexiconSet):
         return lexicons
     if lexicons is None:
@@ -326,7 +328,7 @@ def _template_hashes(engine: Engine, template_set: TemplateSet) -> dict[str, str
 def list_variants(templates, *, lexicons=None, sets=None) -> list[dict[str, Any]]:
     template_set = templates if isinstance(templates, TemplateSet) else load_templates(
         [templates] if isinstance(templates, (str, Path)) else templates)
-    engine = Engine(template_set, _lexicon_set(lexicons, template_set), 0, Selection(sets=sets))
+    engine = Engine(template_set, lexicon_set_for(lexicons, template_set), 0, Selection(sets=sets))
     return describe_variants(engine)
 
 

@@ -16,6 +16,7 @@ from . import __version__
 from .errors import NligenError, UsageError
 
 EXIT_USER_ERROR = 2
+EXIT_VERIFY_FAILED = 1
 
 
 def emit(line: str = "") -> None:
@@ -217,6 +218,23 @@ def build_parser() -> argparse.ArgumentParser:
                          "p(label | token), with the significance curve); needs matplotlib: "
                          "pip install 'nligen[plot]'")
 
+    vf = sub.add_parser("verify", help="re-derive every label and regenerate a set from "
+                        "its manifest",
+                        description="Check a folder written with -o DIR/ (or a folder of "
+                        "such folders, as --set all writes). Labels: every record is rebuilt "
+                        "from its slots and template (each slot value must be one the "
+                        "template can take; premise and hypothesis must render again; the "
+                        "label rule decides the label afresh); TSV files carry no slots, so "
+                        "the regenerated records are checked and tied to the file byte for "
+                        "byte. Reproduction: the command in manifest.json is run again and "
+                        "every file must be byte-identical. Exit 0 when both hold, 1 when "
+                        "either fails (the failing records and files are named), 2 on "
+                        "unreadable input.")
+    vf.add_argument("path", metavar="DIR")
+    vf.add_argument("--json", action="store_true",
+                    help="one JSON object per folder (ok, records, labels, reproduced, "
+                         "files) instead of text")
+
     ev = sub.add_parser("eval", help="score predictions against a generated set",
                         description="Accuracy of a model's predictions on a gold record file: "
                         "overall, per gold label, template, fragment / sub-fragment, "
@@ -278,45 +296,57 @@ def _finish(ds, args) -> None:
     del paths
 
 
-def cmd_wogli(args, argv) -> int:
-    from .families import wogli
-    from .writers import is_dir_target
-
+def _wogli_options(args, argv) -> dict[str, Any]:
     if args.format not in ("jsonl", "tsv", "wogli-tsv"):
         raise UsageError(f"unknown format {args.format!r} (known: jsonl, tsv, wogli-tsv)",
                          "--format")
     arguments = _arguments(args, ("pattern", "sets", "n", "seed", "split", "train_size",
                                   "heldout", "test_lemmas", "format"))
-    options = dict(patterns=args.pattern, n=args.n, seed=args.seed, split=args.split,
-                   command=_command_line(argv), arguments=arguments)
+    return dict(patterns=args.pattern, n=args.n, seed=args.seed, split=args.split,
+                command=_command_line(argv), arguments=arguments,
+                split_options=_split_options(args))
+
+
+def _wogli_dataset(args, argv):
+    from .families import wogli
+
     if args.sets and "all" in args.sets:
-        if len(args.sets) > 1:
-            raise UsageError("'all' cannot be combined with other sets", "--set")
-        if not args.output or not is_dir_target(args.output):
-            raise UsageError("with --set all, -o must be a folder (end it with /): each set "
-                             "gets its own subfolder", "-o")
-        datasets = {}
-        for name in wogli.PAPER_SETS:  # generate everything before writing anything
-            # Each set's manifest records the command that regenerates that set alone.
-            per_set = [name if (a == "all" and i and argv[i - 1] == "--set") else a
-                       for i, a in enumerate(argv)]
-            per_set = [("--set=" + name if a == "--set=all" else a) for a in per_set]
-            options.update(command=_command_line(per_set),
-                           arguments=dict(arguments, sets=[name]))
-            datasets[name] = wogli.generate(sets=[name], split_options=_split_options(args),
-                                            **options)
-        for name, ds in datasets.items():
-            out = str(Path(args.output) / name) + "/"
-            ds.write(out, args.format)
-            if not args.quiet:
-                print(f"wrote {len(ds)} problems to {out}", file=sys.stderr)
+        raise UsageError("'all' is not one set (it writes each set into its own folder)",
+                         "--set")
+    return wogli.generate(sets=args.sets, **_wogli_options(args, argv))
+
+
+def cmd_wogli(args, argv) -> int:
+    from .families import wogli
+    from .writers import is_dir_target
+
+    if not (args.sets and "all" in args.sets):
+        _finish(_wogli_dataset(args, argv), args)
         return 0
-    ds = wogli.generate(sets=args.sets, split_options=_split_options(args), **options)
-    _finish(ds, args)
+    options = _wogli_options(args, argv)
+    if len(args.sets) > 1:
+        raise UsageError("'all' cannot be combined with other sets", "--set")
+    if not args.output or not is_dir_target(args.output):
+        raise UsageError("with --set all, -o must be a folder (end it with /): each set "
+                         "gets its own subfolder", "-o")
+    datasets = {}
+    for name in wogli.PAPER_SETS:  # generate everything before writing anything
+        # Each set's manifest records the command that regenerates that set alone.
+        per_set = [name if (a == "all" and i and argv[i - 1] == "--set") else a
+                   for i, a in enumerate(argv)]
+        per_set = [("--set=" + name if a == "--set=all" else a) for a in per_set]
+        options.update(command=_command_line(per_set), split_options=_split_options(args),
+                       arguments=dict(options["arguments"], sets=[name]))
+        datasets[name] = wogli.generate(sets=[name], **options)
+    for name, ds in datasets.items():
+        out = str(Path(args.output) / name) + "/"
+        ds.write(out, args.format)
+        if not args.quiet:
+            print(f"wrote {len(ds)} problems to {out}", file=sys.stderr)
     return 0
 
 
-def cmd_jamp(args, argv) -> int:
+def _jamp_dataset(args, argv):
     from .families import jamp
 
     if args.format not in ("jsonl", "tsv", "jamp-tsv"):
@@ -334,7 +364,11 @@ def cmd_jamp(args, argv) -> int:
                        command=_command_line(argv), arguments=arguments)
     if args.tokenized:
         args.format = "jamp-tsv-tokenized"
-    _finish(ds, args)
+    return ds
+
+
+def cmd_jamp(args, argv) -> int:
+    _finish(_jamp_dataset(args, argv), args)
     return 0
 
 
@@ -383,17 +417,58 @@ def cmd_wogli_derive(args) -> int:
     return 0
 
 
-def cmd_run(args, argv) -> int:
+def _run_dataset(args, argv):
     from .api import generate
 
     arguments = _arguments(args, ("sets", "template_ids", "variants", "n", "seed", "split",
                                   "train_size", "heldout", "test_lemmas", "format"))
-    ds = generate(args.templates, lexicons=args.lexicons, n=args.n, seed=args.seed,
-                  sets=args.sets, variants=args.variants, template_ids=args.template_ids,
-                  split=args.split, split_options=_split_options(args),
-                  command=_command_line(argv), arguments=arguments)
-    _finish(ds, args)
+    return generate(args.templates, lexicons=args.lexicons, n=args.n, seed=args.seed,
+                    sets=args.sets, variants=args.variants, template_ids=args.template_ids,
+                    split=args.split, split_options=_split_options(args),
+                    command=_command_line(argv), arguments=arguments)
+
+
+def cmd_run(args, argv) -> int:
+    _finish(_run_dataset(args, argv), args)
     return 0
+
+
+GENERATING_COMMANDS = {"jamp": _jamp_dataset, "wogli": _wogli_dataset, "run": _run_dataset}
+
+
+def parse_command(command: str):
+    """The parsed arguments and argv of a manifest's ``command`` (a generating command:
+    gen jamp / wogli / run; -o and -q are never recorded)."""
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse the command: {exc}") from None
+    if len(words) < 2 or words[0] not in ("gen", "nligen") or words[1] not in GENERATING_COMMANDS:
+        raise UsageError(f"not a generating command (gen jamp / wogli / run): {command!r}")
+    argv = words[1:]
+    return build_parser().parse_args(argv), argv
+
+
+def dataset_from_command(command: str):
+    """Rebuild, without writing anything, the dataset a manifest's ``command`` made:
+    (Dataset, output format)."""
+    args, argv = parse_command(command)
+    ds = GENERATING_COMMANDS[args.command](args, argv)
+    return ds, args.format
+
+
+def templates_of_command(command: str):
+    """(TemplateSet, LexiconSet) a generating command draws from."""
+    from .api import lexicon_set_for
+    from .families import load_family
+    from .templates import load_templates
+
+    args, _ = parse_command(command)
+    if args.command == "run":
+        template_set = load_templates([args.templates])
+        return template_set, lexicon_set_for(args.lexicons, template_set)
+    template_set = load_family(args.command)
+    return template_set, lexicon_set_for(None, template_set)
 
 
 def cmd_validate(args) -> int:
@@ -490,6 +565,19 @@ def cmd_audit(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from .tools.verify import verify_many
+    from .writers import write_stdout
+
+    reports = verify_many(args.path)
+    for report in reports:
+        if args.json:
+            emit(json.dumps(report.as_json(), ensure_ascii=False))
+        else:
+            write_stdout(report.text())
+    return 0 if all(r.ok for r in reports) else EXIT_VERIFY_FAILED
+
+
 def cmd_lexicon(args) -> int:
     if args.lexicon_command == "build-de":
         from .data import lexicons_dir
@@ -573,6 +661,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_audit(args)
         if args.command == "eval":
             return cmd_eval(args)
+        if args.command == "verify":
+            return cmd_verify(args)
         raise UsageError(f"unknown command {args.command!r}", "gen")
     except NligenError as exc:
         where = exc.where or ("gen " + (argv[0] if argv else ""))

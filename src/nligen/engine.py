@@ -686,7 +686,7 @@ class Engine:
                 if timed:
                     drawn = t.time.draw(
                         StableRng(self.seed, side, t.id, v.name, target, position, draw), draw,
-                        self._time_text(t), self.selection.time_formats,
+                        self.time_text(t), self.selection.time_formats,
                         self.selection.time_spans, filling)
                     if drawn is None:
                         continue
@@ -730,7 +730,7 @@ class Engine:
                                   fields, (side, c, index), time_key))
             return items
 
-    def _time_text(self, template: Template):
+    def time_text(self, template: Template):
         lang = template.language
         return lang.time_text if lang is not None and lang.time_text else default_time_text
 

@@ -235,6 +235,51 @@ class TimeSpec:
                 raise ConditionError(exc.what, f"{self.where}.require") from None
         return TimeDraw(values, fmt, span)
 
+    # -- reading back ----------------------------------------------------------------
+    def restore(self, name: str, recorded: Mapping[str, Any], render: TimeText) -> SlotValue:
+        """The value a record's ``slots[name]`` describes (the inverse of its provenance),
+        with its text rendered afresh. Raises ValueError when the entry is malformed or
+        does not denote what its format shows."""
+        if name in self.intervals:
+            number, unit = recorded["number"], recorded["unit"]
+            if not isinstance(number, int) or isinstance(number, bool) or unit not in UNIT_ORDER:
+                raise ValueError("number/unit are not an interval")
+            return interval_value(name, number, unit,
+                                  render("interval", {"number": number, "unit": unit}))
+        if name in self.units:
+            unit = recorded["unit"]
+            if unit not in UNIT_ORDER:
+                raise ValueError(f"unknown unit {unit!r}")
+            return SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
+                             identity=unit, key=unit)
+        fmt = recorded["format"]
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}")
+        start = _dt.datetime.fromisoformat(recorded["start"])
+        end = _dt.datetime.fromisoformat(recorded["end"])
+        if project(start, fmt) != (start, end):
+            raise ValueError(f"start/end are not one {fmt} period")
+        return point_value(name, start, end, fmt, render("point", {"start": start, "format": fmt}))
+
+    def check(self, values: Mapping[str, SlotValue], env: Mapping[str, Any]) -> str | None:
+        """Why restored time values could not come from this block (None: they could):
+        one format for all points, derived points where their base puts them, ``require``."""
+        formats = {values[p]._fields["format"] for p in self.points + list(self.derived)
+                   if p in values}
+        if len(formats) > 1:
+            return f"time points of different formats ({', '.join(sorted(formats))})"
+        for name, (base, count, unit) in self.derived.items():
+            if name in values and base in values:
+                want = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
+                if values[name]._fields["start"] != want:
+                    return f"{name} is not {base} shifted by {count} {unit}"
+        scope = dict(env)
+        scope.update(values)
+        if self.require is not None and all(n in scope for n in self.require.slot_names):
+            if not self.require(scope):
+                return f"the time block's require does not hold ({self.require.source})"
+        return None
+
     def _draw_moments(self, rng: StableRng, fmt: str, span: str | None,
                       nearby: bool) -> dict[str, _dt.datetime] | None:
         smallest = FORMATS[fmt][-1]

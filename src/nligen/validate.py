@@ -31,13 +31,13 @@ class Report:
 
 
 def validate(paths: Sequence[str | Path] | str | Path, lexicons=None) -> Report:
-    from .api import _lexicon_set
+    from .api import lexicon_set_for
     from .templates import load_templates
 
     if isinstance(paths, (str, Path)):
         paths = [paths]
     template_set = load_templates(paths)  # schema errors raise here
-    lexicon_set = _lexicon_set(lexicons, template_set)
+    lexicon_set = lexicon_set_for(lexicons, template_set)
     report = Report(templates=len(template_set.templates))
     try:
         engine = Engine(template_set, lexicon_set, 0, Selection())

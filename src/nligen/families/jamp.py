@@ -185,12 +185,12 @@ TSV_FORMATS = {
 
 def describe(lexicons=None) -> list[dict[str, Any]]:
     """For ``gen list jamp``: every template with its fragment, labels and capacity."""
-    from ..api import _lexicon_set
+    from ..api import lexicon_set_for
     from ..engine import Engine
     from . import load_family
 
     template_set = load_family("jamp")
-    engine = Engine(template_set, _lexicon_set(lexicons, template_set))
+    engine = Engine(template_set, lexicon_set_for(lexicons, template_set))
     out = []
     for v in engine.variants:
         t = v.template
