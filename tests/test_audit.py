@@ -178,7 +178,8 @@ def test_generated_splits_share_nothing(jamp_split, capsys):
     test_size = result["splits"]["test"]
     seen = result["seen"]["test"]
     assert seen["seen"] + seen["unseen"] == test_size and seen["seen"] and seen["unseen"]
-    assert "train" not in result["seen"]
+    train = result["seen"]["train"]  # train items are seen by definition
+    assert train["seen"] == result["splits"]["train"] and not train["unseen"]
     assert result["split_field_mismatch"] == {}
     assert set(result["hypothesis_only"]["per_split"]) == {"train", "test"}
 

@@ -120,7 +120,9 @@ def generate_restricted(make_engine: Callable[..., Engine], seed: int, n: int,
                                   progress=progress)
     test = test_engine.generate(n - n_train, side="test", seen_pairs=seen_pairs,
                                 progress=progress)
-    return ([SplitItem(i, "train", None) for i in train]
+    # Train items of a seen/unseen split are seen by definition; saying so gives every split
+    # file the same columns (Hugging Face `datasets` loads splits into one schema).
+    return ([SplitItem(i, "train", True if options.seen_flags else None) for i in train]
             + [SplitItem(i, "test", r.seen(i) if options.seen_flags else None) for i in test])
 
 
@@ -259,23 +261,76 @@ def _pattern(engine: Engine, units, options: SplitOptions) -> list[SplitItem]:
     rng = StableRng(engine.seed, "split", "pattern")
     quota = {k: want // len(seen_keys) + (1 if i < want % len(seen_keys) else 0)
              for i, k in enumerate(seen_keys)}
+    # Units of different patterns can share their content words (the same nouns and verb
+    # with other determiners or number): such units go to the same side, and a group
+    # that touches a held-out pattern stays in test.
+    group = _content_groups(units)
+    members: dict[int, list[int]] = {}
+    for i in range(len(units)):
+        members.setdefault(group[i], []).append(i)
+    blocked = {group[ix] for k in heldout for ix in by_key[k]}
     chosen: set[int] = set()
+    in_key: dict[str, int] = dict.fromkeys(seen_keys, 0)
+
+    def take(i: int, limit: int) -> bool:
+        g = group[i]
+        if g in blocked or i in chosen or len(chosen) + len(members[g]) > limit:
+            return False
+        for j in members[g]:
+            chosen.add(j)
+            in_key[_surface_key(units[j][0])] += 1
+        return True
+
     spare: list[int] = []
     for k in seen_keys:
         pool = list(by_key[k])
         rng.shuffle(pool)
-        chosen.update(pool[:quota[k]])
-        spare.extend(pool[quota[k]:])
-    chosen.update(spare[: want - len(chosen)])  # patterns smaller than their quota
+        for pos, i in enumerate(pool):
+            if in_key[k] >= quota[k]:
+                spare.extend(pool[pos:])
+                break
+            if not take(i, want):
+                spare.append(i)
+    for i in spare:  # patterns smaller than their quota
+        if len(chosen) >= want:
+            break
+        take(i, want)
+    if not chosen:
+        raise SplitError("every unit of the patterns not held out shares its content words "
+                         "with a held-out pattern: nothing left for train", "--split pattern")
     out = []
     for i, unit in enumerate(units):
         if _surface_key(unit[0]) in heldout:
             out.extend(SplitItem(item, "test", False) for item in unit)
         elif i in chosen:
-            out.extend(SplitItem(item, "train", None) for item in unit)
+            out.extend(SplitItem(item, "train", True) for item in unit)
         else:
             out.extend(SplitItem(item, "test", True) for item in unit)
     return out
+
+
+def _content_groups(units: Sequence[Sequence[Item]]) -> list[int]:
+    """For each unit, a group number: units sharing the content words of their non-time
+    slots (per slot: its lemmas) are in one group."""
+    parent = list(range(len(units)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[tuple, int] = {}
+    for i, unit in enumerate(units):
+        item = unit[0]
+        time_names = set(item.template.time.names) if item.template.time else set()
+        key = tuple(sorted((slot, v._lemmas) for slot, v in item.filling.items()
+                           if slot not in time_names))
+        if key in owner:
+            parent[find(i)] = find(owner[key])
+        else:
+            owner[key] = i
+    return [find(i) for i in range(len(units))]
 
 
 def _surface_key(item: Item) -> str:
@@ -330,5 +385,5 @@ def _lexical(engine: Engine, n: int, options: SplitOptions, progress) -> list[Sp
                             progress=progress)
     test = engine.generate(n - n_train, side="test", side_filter=test_side, seen_pairs=seen_pairs,
                            progress=progress)
-    return ([SplitItem(i, "train", None) for i in train]
+    return ([SplitItem(i, "train", True) for i in train]
             + [SplitItem(i, "test", False) for i in test])

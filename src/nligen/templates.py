@@ -601,7 +601,8 @@ FAMILY_FILE = "family.yaml"
 FAMILY_KEYS = {
     "name": str, "title": str, "language": str, "default_set": str, "description": str,
     "citation": str, "license": str, "default_units_per_variant": int, "splits": dict,
-    "record_defaults": dict,
+    "record_defaults": dict, "license_id": str, "bibtex": str, "card_tables": list,
+    "tags": list,
 }
 
 

@@ -144,30 +144,38 @@ def read_problems(files: Sequence[Path]) -> list[Problem]:
             except UnicodeDecodeError as exc:
                 raise InputError(f"not UTF-8 text (byte {exc.start})", where) from None
             record = json_object(text, where, _DECODER.decode)
-            for key in _REQUIRED:
-                value = record.get(key)
-                if key not in record:
-                    raise InputError(f"record without {key!r}", where)
-                if not isinstance(value, str) or not value.strip():
-                    raise InputError(f"{key!r} is not a non-empty text", where)
-            field_split = record.get("split")
-            if not isinstance(field_split, str) or not field_split:
-                field_split = None
-            split = field_split if field_split and len(files) == 1 else f.stem
-            rid = record.get("id")
-            family = record.get("family")
-            seen = record.get("seen")
-            problems.append(Problem(
-                name, number, split, rid if isinstance(rid, str) else "",
-                family if isinstance(family, str) else "", record["premise"],
-                record["hypothesis"], record["label"], field_split,
-                seen if isinstance(seen, bool) else None,
-                {k: str(record[k]) for k in LABEL_FIELDS
-                 if isinstance(record.get(k), (str, int, float, bool))},
-                filling(record)))
+            problems.append(problem_from_record(record, name, number,
+                                                None if len(files) == 1 else f.stem, f.stem))
     if not problems:
         raise InputError("no records", ", ".join(str(f) for f in files))
     return problems
+
+
+def problem_from_record(record: Mapping[str, Any], file: str, line: int,
+                        split: str | None, fallback_split: str = "all") -> Problem:
+    """One record as a Problem. ``split``: the split it belongs to (None: its own
+    ``split`` field, else ``fallback_split``)."""
+    where = f"{file}:{line}"
+    for key in _REQUIRED:
+        value = record.get(key)
+        if key not in record:
+            raise InputError(f"record without {key!r}", where)
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"{key!r} is not a non-empty text", where)
+    field_split = record.get("split")
+    if not isinstance(field_split, str) or not field_split:
+        field_split = None
+    rid = record.get("id")
+    family = record.get("family")
+    seen = record.get("seen")
+    return Problem(
+        file, line, split or field_split or fallback_split, rid if isinstance(rid, str) else "",
+        family if isinstance(family, str) else "", record["premise"],
+        record["hypothesis"], record["label"], field_split,
+        seen if isinstance(seen, bool) else None,
+        {k: str(record[k]) for k in LABEL_FIELDS
+         if isinstance(record.get(k), (str, int, float, bool))},
+        filling(record))
 
 
 # -- tokens --------------------------------------------------------------------------------
@@ -475,6 +483,16 @@ def audit(path: str | Path, alpha: float = ALPHA, folds: int = FOLDS) -> dict[st
     CLI's --json leaves it out)."""
     files = input_files(path)
     problems = read_problems(files)
+    result = audit_problems(problems, alpha, folds)
+    result["path"] = str(path)
+    result["files"] = [{"file": str(f), "records": sum(1 for p in problems if p.file == str(f))}
+                       for f in files]
+    return result
+
+
+def audit_problems(problems: Sequence[Problem], alpha: float = ALPHA,
+                   folds: int = FOLDS) -> dict[str, Any]:
+    """The audit of problems already read (grouped into splits by ``Problem.split``)."""
     labels = _label_order(p.label for p in problems)
     found_groups: dict[str, list[Problem]] = {}
     for p in problems:
@@ -486,9 +504,8 @@ def audit(path: str | Path, alpha: float = ALPHA, folds: int = FOLDS) -> dict[st
     tokenize = Tokenizer()
     method, found, token_counts = artifacts(problems, tokenize, labels, alpha)
     result: dict[str, Any] = {
-        "path": str(path),
-        "files": [{"file": str(f), "records": sum(1 for p in problems if p.file == str(f))}
-                  for f in files],
+        "path": None,
+        "files": [],
         "records": len(problems),
         "splits": {name: len(ps) for name, ps in groups.items()},
         "languages": dict(Counter(language_of(p) for p in problems)),

@@ -1,0 +1,230 @@
+"""The dataset card (README.md) written beside the split files of ``-o DIR/``.
+
+Its YAML front matter is the Hugging Face hub's dataset-card metadata (license, language,
+task, size category, ``configs`` naming the split files), so a folder pushed to the hub
+or read with ``datasets.load_dataset(DIR)`` gets its splits; the body says how the set
+was made (command, seed, version), what is in it (label tables per split and per the
+family's grouping fields), what ``gen audit`` finds, and whom to cite.
+
+Everything in it is a function of the records, so the card is as reproducible as the
+data files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .api import Dataset
+
+# Hugging Face size categories (upper bounds, exclusive).
+SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                   (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")]
+# A single split is called "train" on the hub ("all" means every split to `datasets`).
+HUB_SPLIT = {"all": "train"}
+DEFAULT_CARD_TABLES = ("template",)
+ARTIFACTS_SHOWN = 12
+NLIGEN_BIBTEX = """@software{nligen,
+  title  = {nligen: controlled natural-language-inference challenge sets from templates},
+  note   = {https://pypi.org/project/nligen/}
+}"""
+
+
+def size_category(n: int) -> str:
+    for bound, name in SIZE_CATEGORIES:
+        if n < bound:
+            return name
+    return "n>10M"
+
+
+def _yaml_scalar(value: Any) -> str:
+    # JSON strings are valid YAML scalars; this keeps quoting exact and dependency-free.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def front_matter(ds: Dataset, manifest: Mapping[str, Any], fmt_ext: str) -> list[str]:
+    fam = ds.family_info
+    total = sum(info["records"] for info in manifest.get("files", {}).values()) or len(ds)
+    lines = ["---", f"pretty_name: {_yaml_scalar(fam.get('title') or f'{ds.family} challenge set')}",
+             f"license: {_yaml_scalar(fam.get('license_id') or 'other')}"]
+    if fam.get("language"):
+        lines += ["language:", f"- {_yaml_scalar(fam['language'])}"]
+    lines += ["task_categories:", "- text-classification",
+              "task_ids:", "- natural-language-inference",
+              "size_categories:", f"- {size_category(total)}",
+              "annotations_creators:", "- machine-generated",
+              "language_creators:", "- machine-generated",
+              "multilinguality:", "- monolingual",
+              "source_datasets:", "- original",
+              "tags:"]
+    for tag in ["nli", "challenge-set", "nligen", *fam.get("tags", [ds.family])]:
+        lines.append(f"- {_yaml_scalar(tag)}")
+    lines += ["configs:", "- config_name: default", "  data_files:"]
+    for name in manifest.get("files", {}):
+        split = name.rsplit(".", 1)[0]
+        lines += [f"  - split: {_yaml_scalar(HUB_SPLIT.get(split, split))}",
+                  f"    path: {_yaml_scalar(name)}"]
+    if fmt_ext == "tsv":
+        lines += ['  sep: "\\t"', "  quoting: 3  # csv.QUOTE_NONE: quotes are text"]
+    lines.append("---")
+    return lines
+
+
+def _label_table(header: str, rows: Mapping[str, Counter], labels: Sequence[str]) -> list[str]:
+    out = [f"| {header} | " + " | ".join(labels) + " | total |",
+           "|---|" + "---|" * (len(labels) + 1)]
+    for value, counts in rows.items():
+        out.append(f"| {value} | " + " | ".join(str(counts.get(y, 0)) for y in labels)
+                   + f" | {sum(counts.values())} |")
+    return out
+
+
+def _contents(ds: Dataset, manifest: Mapping[str, Any], labels: Sequence[str]) -> list[str]:
+    totals = manifest["totals"]
+    lines = ["## Contents", ""]
+    lines += _label_table("split", {s: Counter(c) for s, c in totals.items()}, labels)
+    seen = Counter((r.get("split"), r["seen"]) for r in ds.iter_records() if "seen" in r)
+    if seen:
+        lines += ["", "Seen / unseen (a test item is seen when its template, format, span or "
+                  "pattern occurs in train; train items are seen by definition):", "",
+                  "| split | seen | unseen |", "|---|---|---|"]
+        for split in totals:
+            if (split, True) in seen or (split, False) in seen:
+                lines.append(f"| {split} | {seen[(split, True)]} | {seen[(split, False)]} |")
+    fields = list(ds.family_info.get("card_tables") or DEFAULT_CARD_TABLES)
+    by: dict[str, dict[str, Counter]] = {f: {} for f in fields}
+    for record in ds.iter_records():
+        for f in fields:
+            value = record.get(f)
+            if value is not None:
+                by[f].setdefault(str(value), Counter())[record["label"]] += 1
+    for f in fields:
+        if by[f]:
+            lines += ["", f"By `{f}` (all splits):", ""]
+            lines += _label_table(f, dict(sorted(by[f].items())), labels)
+    lines += ["", "Per-template counts per split are in `manifest.json` (`counts`).", ""]
+    return lines
+
+
+def _audit(ds: Dataset) -> list[str]:
+    from .tools.audit import audit_problems, problem_from_record
+
+    problems = [problem_from_record(r, f"{r['split']}", i, r["split"])
+                for i, r in enumerate(ds.iter_records(), 1)]
+    result = audit_problems(problems)
+    m = result["artifact_test"]
+    found = result["artifacts"]
+    h = result["hypothesis_only"]
+    lines = ["## Audit", "",
+             "What `gen audit` finds in these files (run it on the folder for the full "
+             "report and `--plot` for a figure like Jamp's figure 3).", ""]
+    if len(m["labels"]) < 2:
+        lines += ["Token–label artifacts: only one label, nothing to test.", ""]
+    else:
+        beyond = [a for a in found if a["beyond_label_share"]]
+        uniform = len(beyond) == len(found)
+        lines += [f"**Token–label artifacts** (tokens of {m['text']}; one-sided exact binomial "
+                  f"test of p(label | token) against the uniform prior, Bonferroni over "
+                  f"{m['tests']:,} tests at α = {m['alpha']}): {len(found)} significant "
+                  f"(token, label) pair{'s' if len(found) != 1 else ''}"
+                  + ("." if uniform else
+                     f", {len(beyond)} of them also against the label's share of the set (the "
+                     "labels are not uniform, so a token found in most problems inherits "
+                     "their imbalance)."), ""]
+        if beyond:
+            lines += ["Template words that decide the label by design (negation, aspect and "
+                      "time words, fronted case forms) are expected here; a content word "
+                      "would be a lexical shortcut. The most frequent"
+                      + ("" if uniform else " of those beyond the label share") + ":", "",
+                      "| token | label | problems with token | with label | p̂ |",
+                      "|---|---|---|---|---|"]
+            for a in sorted(beyond, key=lambda a: (-a["n"], a["token"], a["label"]))[
+                    :ARTIFACTS_SHOWN]:
+                lines.append(f"| {a['token']} | {a['label']} | {a['n']:,} | {a['count']:,} | "
+                             f"{a['count'] / a['n']:.3f} |")
+            lines.append("")
+    lines += [f"**Hypothesis-only baseline** ({h['model']}, {h['folds']}-fold): "
+              f"{100 * h['accuracy']:.1f} % against {100 * h['majority']:.1f} % for the "
+              f"majority class (chance {100 * h['chance']:.1f} %).", ""]
+    if result["overlap"]:
+        lines += ["**Split overlap** (distinct items two splits share; fillings are the "
+                  "content words of the non-time slots):", "",
+                  "| splits | pairs | premises | hypotheses | fillings |", "|---|---|---|---|---|"]
+        for pair, counts in result["overlap"].items():
+            lines.append(f"| {pair.replace('|', ' / ')} | {counts['pairs']} | {counts['premises']} | "
+                         f"{counts['hypotheses']} | {counts['fillings']} |")
+        lines.append("")
+    return lines
+
+
+def _loading(manifest: Mapping[str, Any], ext: str) -> list[str]:
+    files = list(manifest.get("files", {}))
+    data_files = "{" + ", ".join(f'"{HUB_SPLIT.get(n.rsplit(".", 1)[0], n.rsplit(".", 1)[0])}"'
+                                 f': "{n}"' for n in files) + "}"
+    first = files[0] if files else f"train.{ext}"
+    if ext == "tsv":
+        return ["```python", "import pandas as pd",
+                f'df = pd.read_csv("{first}", sep="\\t", quoting=3, keep_default_na=False)',
+                "", "from datasets import load_dataset",
+                f'ds = load_dataset("csv", data_files={data_files}, sep="\\t", quoting=3)',
+                "```"]
+    return ["```python", "import pandas as pd", f'df = pd.read_json("{first}", lines=True)',
+            "", "from datasets import load_dataset",
+            f'ds = load_dataset("json", data_files={data_files})',
+            "```"]
+
+
+def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -> str:
+    fam = ds.family_info
+    labels = sorted({lab for c in manifest["totals"].values() for lab in c},
+                    key=lambda y: (["entailment", "neutral", "contradiction",
+                                    "non-entailment"] + [y]).index(y))
+    title = fam.get("title") or f"{ds.family} challenge set"
+    lines = front_matter(ds, manifest, ext)
+    lines += ["", f"# {title}", "",
+              f"Generated by nligen {manifest['nligen_version']}"
+              + (f" with `{manifest['command']}`" if manifest.get("command") else "") + ".", ""]
+    if fam.get("description"):
+        lines += [str(fam["description"]).strip(), ""]
+    lines += _contents(ds, manifest, labels)
+    lines += ["## Files", ""]
+    for name, info in manifest.get("files", {}).items():
+        lines.append(f"- `{name}`: {info['records']} problems (sha256 `{info['sha256'][:16]}…`)")
+    lines += ["", "Reading them:", ""] + _loading(manifest, ext) + [""]
+    lines += _audit(ds)
+    lines += ["## Reproducing", "",
+              f"Seed {manifest['seed']}, nligen {manifest['nligen_version']}. The same command, "
+              "seed and version give byte-identical files; `manifest.json` records the "
+              "arguments and the SHA-256 of every template and lexicon used. `gen verify` "
+              "on this folder re-derives every label from its slots and regenerates the "
+              "files to compare them byte for byte.", "",
+              "## Record format", "",
+              "One JSON object per line: `id`, `family`, `template`, `premise`, `hypothesis`, "
+              "`label`, `split` (`seen` on both sides of seen/unseen splits), family fields, "
+              "`slots` (the filled values) and `rationale` (what decides the label, with "
+              "character spans in the hypothesis)." if ext == "jsonl" else
+              "Tab-separated with a header; the columns are those of the format named in "
+              "`manifest.json` (`format`). The JSONL format also carries `slots` and "
+              "`rationale`.", ""]
+    lines += ["## Citation", ""]
+    if fam.get("citation"):
+        lines += [str(fam["citation"]).strip(), ""]
+    lines += ["```bibtex"]
+    if fam.get("bibtex"):
+        lines += [str(fam["bibtex"]).strip(), ""]
+    lines += [NLIGEN_BIBTEX, "```", ""]
+    lines += ["## License", ""]
+    lines.append(str(fam.get("license", "See the licenses of the templates and lexicons listed "
+                                         "in manifest.json.")).strip())
+    lines.append("")
+    lex = manifest.get("lexicons") or {}
+    if lex:
+        lines += ["Lexicons used:", ""]
+        for name, info in lex.items():
+            lines.append(f"- `{name}`: {info.get('source') or 'source not stated'}"
+                         f" ({info.get('license') or 'license not stated'})")
+        lines.append("")
+    return "\n".join(lines)
