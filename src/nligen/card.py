@@ -28,8 +28,10 @@ HUB_SPLIT = {"all": "train"}
 DEFAULT_CARD_TABLES = ("template",)
 ARTIFACTS_SHOWN = 12
 NLIGEN_BIBTEX = """@software{nligen,
-  title  = {nligen: controlled natural-language-inference challenge sets from templates},
-  note   = {https://pypi.org/project/nligen/}
+  title   = {nligen: controlled natural-language-inference challenge sets from YAML
+             templates and lexicons},
+  version = {VERSION},
+  year    = {2026}
 }"""
 
 
@@ -215,7 +217,7 @@ def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -
     lines += ["```bibtex"]
     if fam.get("bibtex"):
         lines += [str(fam["bibtex"]).strip(), ""]
-    lines += [NLIGEN_BIBTEX, "```", ""]
+    lines += [NLIGEN_BIBTEX.replace("VERSION", str(manifest["nligen_version"])), "```", ""]
     lines += ["## License", ""]
     lines.append(str(fam.get("license", "See the licenses of the templates and lexicons listed "
                                          "in manifest.json.")).strip())
