@@ -235,6 +235,44 @@ def build_parser() -> argparse.ArgumentParser:
                     help="one JSON object per folder (ok, records, labels, reproduced, "
                          "files) instead of text")
 
+    sx = sub.add_parser("stress", help="JSICK-style stress transformations of existing "
+                        "Japanese NLI problems (scramble, swap, delete)",
+                        description="Transform the premises of an NLI file as the JSICK stress "
+                        "test does (Yanaka & Mineshima 2022, section 5): scramble moves the "
+                        "argument phrase (with its modifiers) in front of the subject phrase "
+                        "and keeps the label; swap exchanges the two case particles and delete "
+                        "drops them, both setting the label to neutral (the original stays in "
+                        "label_original). Pairs: ga-o, ga-ni, ga-de (a は or も subject counts "
+                        "as a subject); only premises with the pair in basic order, both "
+                        "arguments of one predicate, are transformed. Transformations are YAML "
+                        "(templates/stress/); add your own with --transformations DIR. Input: "
+                        "TSV with a header, or JSONL (FILE or stdin). Output: JSONL records. "
+                        "Rows where nothing applies are skipped and counted on stderr; bad "
+                        "rows are reported (file:line) and skipped unless --strict.")
+    sx.add_argument("file", nargs="?", default=None, metavar="FILE")
+    sx.add_argument("--transform", action="append", metavar="T", dest="transforms",
+                    help="scramble, swap, delete or one of yours (repeatable; default: all)")
+    sx.add_argument("--pair", action="append", metavar="P", dest="pairs",
+                    help="ga-o, ga-ni or ga-de (repeatable; default: all)")
+    sx.add_argument("--premise-col", default=None, metavar="C",
+                    help="premise column (default: premise, sentence_A, sentence_A_original "
+                         "or sentence1, whichever comes first)")
+    sx.add_argument("--hypothesis-col", default=None, metavar="C",
+                    help="hypothesis column (default: hypothesis, sentence_B or sentence2)")
+    sx.add_argument("--label-col", default=None, metavar="C",
+                    help="label column (default: label, entailment_label, "
+                         "entailment_label_original or gold_label)")
+    sx.add_argument("--transformations", action="append", metavar="DIR",
+                    help="also load the *.yaml transformations of this folder (repeatable)")
+    sx.add_argument("--keep-inapplicable", action="store_true",
+                    help="also write rows where the transformation does not apply, with "
+                         "\"applicable\": false")
+    sx.add_argument("--strict", action="store_true",
+                    help="stop at the first bad row (exit 2, nothing written)")
+    sx.add_argument("-o", "--output", default=None, metavar="FILE",
+                    help="write JSONL here (default: stdout)")
+    sx.add_argument("-q", "--quiet", action="store_true", help="no counts on stderr")
+
     ev = sub.add_parser("eval", help="score predictions against a generated set",
                         description="Accuracy of a model's predictions on a gold record file: "
                         "overall, per gold label, template, fragment / sub-fragment, "
@@ -565,6 +603,70 @@ def cmd_audit(args) -> int:
     return 0
 
 
+def cmd_stress(args) -> int:
+    from .data import templates_dir
+    from .errors import InputError
+    from .stress import (
+        HYPOTHESIS_COLUMNS, ID_COLUMNS, LABEL_COLUMNS, PREMISE_COLUMNS, load_transformations,
+        pick_column, read_rows, transform_rows,
+    )
+
+    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
+    order = [t for t in ("scramble", "swap", "delete") if t in known] + sorted(
+        t for t in known if t not in ("scramble", "swap", "delete"))
+    for name in args.transforms or []:
+        if name not in known:
+            raise UsageError(f"unknown transformation {name!r} (known: {', '.join(order)})",
+                             "--transform")
+    chosen = [known[t] for t in order if not args.transforms or t in args.transforms]
+    pair_names = sorted({p for t in chosen for p in t.pairs})
+    for pair in args.pairs or []:
+        if pair not in pair_names:
+            raise UsageError(f"unknown pair {pair!r} (known: {', '.join(pair_names)})",
+                             "--pair")
+    text, where = _read_input(args.file)
+    jsonl = None
+    if args.file not in (None, "-"):
+        suffix = Path(args.file).suffix.lower()
+        jsonl = True if suffix in (".jsonl", ".json") else False if suffix in (
+            ".tsv", ".txt") else None
+    header, rows = read_rows(text, where, jsonl)
+    columns = {
+        "premise": pick_column(args.premise_col, PREMISE_COLUMNS, header, rows,
+                               "--premise-col", where, True),
+        "hypothesis": pick_column(args.hypothesis_col, HYPOTHESIS_COLUMNS, header, rows,
+                                  "--hypothesis-col", where, False),
+        "label": pick_column(args.label_col, LABEL_COLUMNS, header, rows, "--label-col",
+                             where, False),
+        "id": pick_column(None, ID_COLUMNS, header, rows, "", where, False),
+    }
+    records, stats = transform_rows(rows, where, chosen, args.pairs, columns,
+                                    keep_inapplicable=args.keep_inapplicable)
+    if stats["bad"] and args.strict:
+        where_bad, problem = stats["bad"][0]
+        raise InputError(problem, where_bad)
+    lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    if args.output:
+        from .writers import write_file_atomically
+
+        write_file_atomically(Path(args.output), lines)
+    else:
+        from .writers import write_stdout
+
+        write_stdout(lines)
+    for where_bad, problem in stats["bad"][:20]:
+        print(f"warning: {where_bad}: {problem} (row skipped)", file=sys.stderr)
+    if len(stats["bad"]) > 20:
+        print(f"warning: ... {len(stats['bad']) - 20} more bad rows", file=sys.stderr)
+    if not args.quiet:
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(stats["inapplicable"].items()))
+        print(f"stress: {stats['rows']} rows, {stats['records']} records written; "
+              f"not applicable: {skipped or 'none'}"
+              + (" (written with applicable: false)" if args.keep_inapplicable else "")
+              + f"; bad rows: {len(stats['bad'])}", file=sys.stderr)
+    return 0
+
+
 def cmd_verify(args) -> int:
     from .tools.verify import verify_many
     from .writers import write_stdout
@@ -663,6 +765,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_eval(args)
         if args.command == "verify":
             return cmd_verify(args)
+        if args.command == "stress":
+            return cmd_stress(args)
         raise UsageError(f"unknown command {args.command!r}", "gen")
     except NligenError as exc:
         where = exc.where or ("gen " + (argv[0] if argv else ""))

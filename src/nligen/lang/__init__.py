@@ -35,6 +35,9 @@ class Language:
     time_format_names: dict[str, str] = field(default_factory=dict)
     # What a filter's output looks like, as a regex (the label command matches texts).
     filter_patterns: dict[str, str] = field(default_factory=dict)
+    # clause_analyser() -> object whose analyse(text) gives the sentence's case-marked
+    # argument phrases and says which depend on one predicate (stress transformations).
+    clause_analyser: Callable[[], Any] | None = None
 
 
 _CACHE: dict[str, Language] = {}

@@ -22,6 +22,12 @@ def _form_filter(form: str):
     return apply
 
 
+def _clause_analyser():
+    from .chunker import Chunker  # fugashi loads only when a stress transformation runs
+
+    return Chunker()
+
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -29,6 +35,7 @@ LANGUAGE = Language(
     slot_kinds={"agent": AgentKind, "predicate": PredicateKind},
     time_text=time_text,
     time_format_names=FORMAT_NAMES,
+    clause_analyser=_clause_analyser,
     # Endings of the verb forms, so that gen jamp label tells いる from いた, た from る.
     filter_patterns={
         "progressive": r".+?[てで]いる", "progressive_past": r".+?[てで]いた",

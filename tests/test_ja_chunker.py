@@ -1,0 +1,377 @@
+"""The Japanese argument-phrase chunker (issue 6): hand-checked analyses, reproduction of
+the JSICK stress sample through a minimal port of the research prototype's pair selection
+and rewrites, and invariants over the sample's sentences."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+
+import fugashi
+import pytest
+from conftest import REFERENCE
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nligen.lang.ja.chunker import Argument, Chunker, ClauseAnalysis
+
+SAMPLE = REFERENCE / "jsick-stress" / "jsick_stress_sample.tsv"
+
+
+def read_sample() -> list[dict]:
+    with SAMPLE.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+ROWS = read_sample() if SAMPLE.is_file() else []
+ORIGINALS = sorted({row["sentence_A_original"] for row in ROWS})
+SENTENCES = sorted(set(ORIGINALS) | {row["sentence_B"] for row in ROWS})
+
+
+@pytest.fixture(scope="module")
+def chunker() -> Chunker:
+    return Chunker()
+
+
+def spans(analysis: ClauseAnalysis) -> list[tuple[str, str, str]]:
+    """(phrase, particle, predicate lemma) of every argument, for readable assertions."""
+    text = analysis.text
+    return [(text[a.start:a.end], a.particle, analysis.predicates[a.predicate].lemma)
+            for a in analysis.arguments]
+
+
+def argument(analysis: ClauseAnalysis, phrase: str) -> Argument:
+    found = [a for a in analysis.arguments if analysis.text[a.start:a.end] == phrase]
+    assert len(found) == 1, (phrase, spans(analysis))
+    return found[0]
+
+
+# -- hand-checked analyses -----------------------------------------------------------------
+
+
+def test_relative_clause_belongs_to_the_subject_phrase(chunker):
+    text = "コスチュームを着た女性がステージで踊っている"
+    analysis = chunker.analyse(text)
+    subject = argument(analysis, "コスチュームを着た女性が")
+    stage = argument(analysis, "ステージで")
+    assert (subject.start, subject.end, subject.particle_start, subject.head) == (0, 12, 11, "女性")
+    assert (stage.start, stage.end, stage.particle, stage.head) == (12, 17, "で", "ステージ")
+    assert subject.predicate == stage.predicate == analysis.main_predicate.id
+    assert analysis.main_predicate.lemma == "踊る"
+    assert analysis.main_predicate.relative is False
+    assert analysis.co_arguments(subject, stage)
+    # コスチュームを is the object of the relative clause 着た, not of 踊る.
+    costume = argument(analysis, "コスチュームを")
+    predicate = analysis.predicates[costume.predicate]
+    assert (predicate.lemma, predicate.relative) == ("着る", True)
+    assert not analysis.co_arguments(subject, costume)
+
+
+def test_topic_subject_with_object(chunker):
+    analysis = chunker.analyse("男の子はボールを蹴っている")
+    assert spans(analysis) == [("男の子は", "は", "蹴る"), ("ボールを", "を", "蹴る")]
+    topic, ball = analysis.arguments
+    assert analysis.co_arguments(topic, ball)
+
+
+def test_ni_argument(chunker):
+    analysis = chunker.analyse("女性が馬に乗っている")
+    assert spans(analysis) == [("女性が", "が", "乗る"), ("馬に", "に", "乗る")]
+    horse = analysis.arguments[1]
+    assert (horse.particle_start, horse.particle_end, horse.head) == (4, 5, "馬")
+
+
+@pytest.mark.parametrize("text, postposition", [
+    ("男性が道路に沿って走っている", "道路に"),
+    ("男性が退役軍人により表彰されている", "退役軍人に"),
+    ("女性が本について話している", "本に"),
+])
+def test_compound_postposition_is_not_an_argument(chunker, text, postposition):
+    analysis = chunker.analyse(text)
+    phrases = [phrase for phrase, _, _ in spans(analysis)]
+    assert postposition not in phrases
+    assert phrases[0] == text[:3]                      # the subject is still found
+
+
+def test_argument_of_a_relative_clause_is_not_a_main_clause_argument(chunker):
+    # 水の中で belongs to 動いている (which modifies 何か); the reference data moved it anyway
+    # (scrum_ga_de 7815, a reference anomaly).
+    analysis = chunker.analyse("二匹の犬が水の中で動いている何かを見ている")
+    dogs = argument(analysis, "二匹の犬が")
+    water = argument(analysis, "水の中で")
+    thing = argument(analysis, "水の中で動いている何かを")
+    assert analysis.predicates[water.predicate].relative
+    assert not analysis.co_arguments(dogs, water)
+    assert analysis.co_arguments(dogs, thing)
+    assert analysis.predicates[dogs.predicate].lemma == "見る"
+
+
+def test_te_clause_controlled_by_the_subject(chunker):
+    analysis = chunker.analyse("女性がバイクに乗って道路を走っている")
+    assert spans(analysis) == [("女性が", "が", "乗る"), ("バイクに", "に", "乗る"),
+                               ("道路を", "を", "走る")]
+    woman, bike, road = analysis.arguments
+    assert analysis.clause_parent == {bike.predicate: road.predicate}
+    assert analysis.main_predicate.lemma == "走る"
+    assert analysis.co_arguments(woman, bike) and analysis.co_arguments(woman, road)
+
+
+def test_te_clause_with_a_subject_of_its_own_does_not_link(chunker):
+    analysis = chunker.analyse("犬が走っていて、男性がボールを投げている")
+    dog = argument(analysis, "犬が")
+    ball = argument(analysis, "ボールを")
+    assert analysis.clause_parent == {dog.predicate: ball.predicate}
+    assert not analysis.co_arguments(dog, ball)
+    assert analysis.co_arguments(argument(analysis, "男性が"), ball)
+
+
+def test_copula_de_counts_as_the_particle_de(chunker):
+    analysis = chunker.analyse("男性がうわの空でギターを弾いている")
+    assert spans(analysis) == [("男性が", "が", "弾く"), ("うわの空で", "で", "弾く"),
+                               ("ギターを", "を", "弾く")]
+
+
+def test_purpose_clause_with_tame_ni_is_adverbial(chunker):
+    analysis = chunker.analyse("男性が野菜をミキサーに入れるために切っている")
+    man = argument(analysis, "男性が")
+    mixer = argument(analysis, "ミキサーに")
+    insert = analysis.predicates[mixer.predicate]
+    assert (insert.lemma, insert.relative) == ("入れる", False)
+    assert analysis.clause_parent[insert.id] == analysis.main_predicate.id
+    assert analysis.co_arguments(man, mixer)
+    assert "ために" not in [phrase for phrase, _, _ in spans(analysis)]
+
+
+def test_subject_is_raised_out_of_a_relative_clause(chunker):
+    # The rules first hang 女の子が on the relative clause 込み合った; no other subject.
+    analysis = chunker.analyse("女の子が込み合った列車に乗っている")
+    girl = argument(analysis, "女の子が")
+    train = argument(analysis, "込み合った列車に")
+    assert girl.predicate == train.predicate == analysis.main_predicate.id
+
+
+def test_adjective_with_its_own_subject_is_a_relative_clause(chunker):
+    analysis = chunker.analyse("黒い犬は丈が高い草の中を歩いていない")
+    dog = argument(analysis, "黒い犬は")
+    grass = argument(analysis, "丈が高い草の中を")
+    height = argument(analysis, "丈が")
+    assert analysis.predicates[height.predicate].relative
+    assert analysis.co_arguments(dog, grass) and not analysis.co_arguments(dog, height)
+
+
+@pytest.mark.parametrize("text, phrases", [
+    ("淡褐色の犬が草地で走っている", ["淡褐色の犬が", "草地で"]),     # adjective stem 淡
+    ("誰かが卵を割っている", ["誰かが", "卵を"]),                       # 誰|か|が: not double
+    ("誰もボールを蹴っていない", ["誰も", "ボールを"]),
+])
+def test_phrases(chunker, text, phrases):
+    assert [phrase for phrase, _, _ in spans(chunker.analyse(text))] == phrases
+
+
+def test_double_particles_are_not_arguments(chunker):
+    analysis = chunker.analyse("男性が公園では走っている")
+    assert [p for _, p, _ in spans(analysis)] == ["が"]
+
+
+# -- odd input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "", " ", "\n\t", "、。", "！？", "Hello world, this is 3.14!", "1234", "😀", "ａｂｃ",
+    "が", "をにで", "\x00男性が走る", "\ud800", "「」",
+])
+def test_odd_input_gives_an_analysis_without_arguments(chunker, text):
+    analysis = chunker.analyse(text)
+    assert analysis.text == text
+    assert analysis.arguments == []
+
+
+def test_very_long_text(chunker):
+    text = "、".join(ORIGINALS) * 3
+    analysis = chunker.analyse(text)
+    assert len(analysis.arguments) > 1000
+    assert_invariants(analysis)
+    assert chunker.analyse("あ" * 20000).arguments == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=40))
+def test_arbitrary_text_does_not_crash(text):
+    assert_invariants(_SHARED.analyse(text))
+
+
+# -- reproduction of the JSICK stress sample ------------------------------------------------
+
+# Rows where the released data does not follow the stated rule (argument and subject of the
+# same predicate, whole phrases): copied from the issue-6 research (stress_common.py), each
+# hand-checked. They are left out of the per-cell denominators.
+REFERENCE_ANOMALIES = {
+    ("scrum_ga_ni", "1602"): "速記用に is inside the relative clause 速記用に使われる機械",
+    ("scrum_ga_ni", "6953"): "ブランコに is inside the relative clause ブランコに乗っている男の子",
+    ("scrum_ga_de", "9685"): "de-phrase inserted inside the subject phrase (subject cut after 着て)",
+    ("scrum_ga_de", "8286"): "フィールドで is inside the relative clause フィールドで座っている",
+    ("scrum_ga_de", "6858"): "草で is inside the relative clause 草で覆われた丘",
+    ("scrum_ga_de", "7815"): "水の中で is inside the relative clause 水の中で動いている何か",
+    ("ex_ga_o", "6371"): "白いコートを is the object of the relative clause 着ている",
+    ("ex_ga_o", "794"): "金色の毛並みを is the object of the relative clause をした",
+    ("ex_ga_de", "9057"): "青と緑で is inside the relative clause 着色された",
+    ("del_ga_o", "9959"): "赤い色を is inside the relative clause 赤い色をしたボール",
+    ("del_ga_o", "952"): "アメリカンドッグを is the object of the relative clause 食べている",
+    ("del_ga_de", "7905"): "枯れ葉で is inside the modifier 枯れ葉でいっぱいの野原",
+}
+
+STRESS_SUBJECTS = ("が", "は", "も")
+STRESS_TARGETS = {"ga_o": "を", "ga_ni": "に", "ga_de": "で"}
+# How many pairs per sentence the released data transforms (scramble: the first only).
+STRESS_PAIRS = {"scrum": "first", "ex": "all", "del": "all"}
+
+
+def prototype_stress_transform(analysis: ClauseAnalysis, kind: str, group: str) -> str | None:
+    """Test helper: the research prototype's pair selection and rewrite (stress_common's
+    find_pairs + apply), just enough to check the analysis against the sample. The real
+    transformation interpreter lives elsewhere.
+
+    Pairs: a subject (が/は/も) and the argument phrase that starts right where the subject
+    phrase ends, co-arguments of one clause. scrum moves the argument in front of the
+    subject; ex gives the subject the argument's particle and the argument が; del drops both.
+    """
+    target = STRESS_TARGETS[group]
+    pairs, used = [], set()
+    subjects = sorted((a for a in analysis.arguments if a.particle in STRESS_SUBJECTS),
+                      key=lambda a: a.start)
+    for subject in subjects:
+        for other in analysis.arguments:
+            if other.particle == target and other.start == subject.end and other not in used \
+                    and analysis.co_arguments(subject, other):
+                pairs.append((subject, other))
+                used.add(other)
+                break
+        if pairs and STRESS_PAIRS[kind] == "first":
+            break
+    if not pairs:
+        return None
+    text = analysis.text
+    if kind == "scrum":
+        for s, o in sorted(pairs, key=lambda pair: -pair[0].start):
+            text = (text[:s.start] + text[o.start:o.end] + text[s.start:s.end]
+                    + text[s.end:o.start] + text[o.end:])
+        return text
+    edits = []
+    for s, o in pairs:
+        if kind == "ex":
+            edits += [(s.particle_start, s.particle_end, o.particle),
+                      (o.particle_start, o.particle_end, "が")]
+        else:
+            edits += [(s.particle_start, s.particle_end, ""), (o.particle_start, o.particle_end, "")]
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+@pytest.fixture(scope="module")
+def reproduction(reference, chunker) -> dict[str, list[tuple[str, bool]]]:
+    """transform cell -> [(pair_ID, reproduced?)] over the rows that follow the rule."""
+    analyses = {text: chunker.analyse(text) for text in ORIGINALS}
+    cells = defaultdict(list)
+    for row in ROWS:
+        cell = row["transform"]
+        if (cell, row["pair_ID"]) in REFERENCE_ANOMALIES:
+            continue
+        kind, group = cell.split("_", 1)
+        got = prototype_stress_transform(analyses[row["sentence_A_original"]], kind, group)
+        cells[cell].append((row["pair_ID"], got == row["sentence_A_transformed"]))
+    return cells
+
+
+CELLS = [f"{kind}_{group}" for kind in ("scrum", "ex", "del") for group in STRESS_TARGETS]
+
+
+def test_sample_has_nine_cells_of_forty():
+    assert ROWS, f"missing {SAMPLE}"
+    counts = defaultdict(int)
+    for row in ROWS:
+        counts[row["transform"]] += 1
+    assert counts == {cell: 40 for cell in CELLS}
+
+
+@pytest.mark.parametrize("cell", CELLS)
+def test_sample_cell_reproduced(reproduction, cell):
+    results = reproduction[cell]
+    missed = [pair_id for pair_id, ok in results if not ok]
+    assert len(results) - len(missed) >= 0.95 * len(results), f"{cell}: missed {missed}"
+
+
+def test_sample_reproduced_at_least_as_well_as_the_prototype(reproduction):
+    # The research prototype reproduced 346 of the 348 rule-following rows; this chunker
+    # does 347 (it also gets del_ga_o 7160, 丈が高い草). The one miss left is ex_ga_ni 523:
+    # the rules send 乗って into the following relative clause.
+    results = [ok for cell in CELLS for _, ok in reproduction[cell]]
+    assert len(results) == 348
+    assert sum(results) >= 346
+
+
+# -- invariants ----------------------------------------------------------------------------
+
+_SHARED = Chunker()
+
+
+def assert_invariants(analysis: ClauseAnalysis) -> None:
+    text = analysis.text
+    particles = [a.particle_start for a in analysis.arguments]
+    assert particles == sorted(particles)
+    for a in analysis.arguments:
+        assert 0 <= a.start < a.particle_start < a.particle_end == a.end <= len(text)
+        assert text[a.particle_start:a.particle_end] == a.particle
+        assert a.head and a.head in text[a.start:a.particle_start]
+        predicate = analysis.predicates[a.predicate]
+        assert predicate.start >= a.end                # heads lie to the right
+        assert analysis.co_arguments(a, a)
+    # Phrases are disjoint or nested. Nesting is by design: a phrase contains the arguments
+    # of its own relative clauses (コスチュームを inside コスチュームを着た女性が), and then
+    # the inner phrase ends before the outer one's particle.
+    for a in analysis.arguments:
+        for b in analysis.arguments:
+            if a is b or a.end <= b.start or b.end <= a.start:
+                continue
+            outer, inner = (a, b) if a.start <= b.start and b.end <= a.end else (b, a)
+            assert outer.start <= inner.start and inner.end <= outer.particle_start, (a, b)
+    for child, parent in analysis.clause_parent.items():
+        assert child < parent and child in analysis.predicates and parent in analysis.predicates
+        assert not analysis.predicates[child].relative
+    for key, predicate in analysis.predicates.items():
+        assert key == predicate.id and 0 <= predicate.start < predicate.end <= len(text)
+        assert predicate.lemma
+
+
+sample_sentence = st.sampled_from(SENTENCES or [""])
+# Cut and joined sentences: new contexts for the same words.
+sample_text = st.one_of(
+    sample_sentence,
+    st.tuples(sample_sentence, st.integers(0, 60)).map(lambda t: t[0][:t[1]]),
+    st.tuples(sample_sentence, st.integers(0, 60)).map(lambda t: t[0][t[1]:]),
+    st.tuples(sample_sentence, sample_sentence, st.sampled_from(["、", "", "。"])).map(
+        lambda t: t[0] + t[2] + t[1]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sample_text)
+def test_invariants_on_sample_text(text):
+    assert_invariants(_SHARED.analyse(text))
+
+
+# A second chunker on a tagger of its own (the default one shares the Japanese layer's).
+_OTHER = Chunker(fugashi.Tagger())
+
+
+@settings(max_examples=100, deadline=None)
+@given(sample_text)
+def test_analysis_is_deterministic(text):
+    first = _SHARED.analyse(text)
+    assert first == _OTHER.analyse(text) == _SHARED.analyse(text)
+
+
+def test_every_sample_original_has_a_main_predicate(chunker):
+    missing = [text for text in ORIGINALS if chunker.analyse(text).main_predicate is None]
+    assert not missing
+    assert len(ORIGINALS) == 328
