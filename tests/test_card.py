@@ -11,24 +11,18 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, run_gen
-
-
-def _write(folder: Path, *args: str, cwd: Path | None = None) -> Path:
-    proc = run_gen(*args, "-q", "-o", str(folder) + "/", cwd=cwd)
-    assert proc.returncode == 0, proc.stderr
-    return folder
+from conftest import REPO, generate_folder
 
 
 @pytest.fixture(scope="module")
 def jamp_split(tmp_path_factory) -> Path:
-    return _write(tmp_path_factory.mktemp("card") / "jamp", "jamp", "--n", "300", "--seed", "2",
+    return generate_folder(tmp_path_factory.mktemp("card") / "jamp", "jamp", "--n", "300", "--seed", "2",
                   "--split", "fragment_hard")
 
 
 @pytest.fixture(scope="module")
 def wogli_tsv(tmp_path_factory) -> Path:
-    return _write(tmp_path_factory.mktemp("card") / "wogli", "wogli", "--n", "120", "--seed", "2",
+    return generate_folder(tmp_path_factory.mktemp("card") / "wogli", "wogli", "--n", "120", "--seed", "2",
                   "--format", "wogli-tsv")
 
 
@@ -133,7 +127,7 @@ def test_custom_templates_get_a_card_without_family_metadata(tmp_path):
                                  re.DOTALL):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body, encoding="utf-8")
-    out = _write(tmp_path / "out", "run", "mine/", "--n", "40", "--seed", "1", cwd=tmp_path)
+    out = generate_folder(tmp_path / "out", "run", "mine/", "--n", "40", "--seed", "1", cwd=tmp_path)
     meta, body = card(out)
     assert meta["license"] == "other" and "language" not in meta
     assert "| mine.ages |" in body  # the default table: labels by template

@@ -1,15 +1,16 @@
 """The Japanese argument-phrase chunker (issue 6): hand-checked analyses, reproduction of
-the JSICK stress sample through a minimal port of the research prototype's pair selection
-and rewrites, and invariants over the sample's sentences."""
+the JSICK stress sample through the shipped transformations (templates/stress), and
+invariants over the sample's sentences."""
 
 from __future__ import annotations
 
 import csv
+import functools
 from collections import defaultdict
 
 import fugashi
 import pytest
-from conftest import REFERENCE
+from conftest import JSICK_STRESS_ANOMALIES, REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -202,70 +203,26 @@ def test_arbitrary_text_does_not_crash(text):
 
 # -- reproduction of the JSICK stress sample ------------------------------------------------
 
-# Rows where the released data does not follow the stated rule (argument and subject of the
-# same predicate, whole phrases): copied from the issue-6 research (stress_common.py), each
-# hand-checked. They are left out of the per-cell denominators.
-REFERENCE_ANOMALIES = {
-    ("scrum_ga_ni", "1602"): "速記用に is inside the relative clause 速記用に使われる機械",
-    ("scrum_ga_ni", "6953"): "ブランコに is inside the relative clause ブランコに乗っている男の子",
-    ("scrum_ga_de", "9685"): "de-phrase inserted inside the subject phrase (subject cut after 着て)",
-    ("scrum_ga_de", "8286"): "フィールドで is inside the relative clause フィールドで座っている",
-    ("scrum_ga_de", "6858"): "草で is inside the relative clause 草で覆われた丘",
-    ("scrum_ga_de", "7815"): "水の中で is inside the relative clause 水の中で動いている何か",
-    ("ex_ga_o", "6371"): "白いコートを is the object of the relative clause 着ている",
-    ("ex_ga_o", "794"): "金色の毛並みを is the object of the relative clause をした",
-    ("ex_ga_de", "9057"): "青と緑で is inside the relative clause 着色された",
-    ("del_ga_o", "9959"): "赤い色を is inside the relative clause 赤い色をしたボール",
-    ("del_ga_o", "952"): "アメリカンドッグを is the object of the relative clause 食べている",
-    ("del_ga_de", "7905"): "枯れ葉で is inside the modifier 枯れ葉でいっぱいの野原",
-}
-
-STRESS_SUBJECTS = ("が", "は", "も")
-STRESS_TARGETS = {"ga_o": "を", "ga_ni": "に", "ga_de": "で"}
-# How many pairs per sentence the released data transforms (scramble: the first only).
-STRESS_PAIRS = {"scrum": "first", "ex": "all", "del": "all"}
+REFERENCE_ANOMALIES = JSICK_STRESS_ANOMALIES  # left out of the per-cell denominators
+STRESS_NAMES = {"scrum": "scramble", "ex": "swap", "del": "delete"}
+STRESS_TARGETS = ("ga_o", "ga_ni", "ga_de")
 
 
-def prototype_stress_transform(analysis: ClauseAnalysis, kind: str, group: str) -> str | None:
-    """Test helper: the research prototype's pair selection and rewrite (stress_common's
-    find_pairs + apply), just enough to check the analysis against the sample. The real
-    transformation interpreter lives elsewhere.
+@functools.lru_cache(maxsize=1)
+def shipped_transformations() -> dict:
+    from nligen.data import templates_dir
+    from nligen.stress import load_transformations
 
-    Pairs: a subject (が/は/も) and the argument phrase that starts right where the subject
-    phrase ends, co-arguments of one clause. scrum moves the argument in front of the
-    subject; ex gives the subject the argument's particle and the argument が; del drops both.
-    """
-    target = STRESS_TARGETS[group]
-    pairs, used = [], set()
-    subjects = sorted((a for a in analysis.arguments if a.particle in STRESS_SUBJECTS),
-                      key=lambda a: a.start)
-    for subject in subjects:
-        for other in analysis.arguments:
-            if other.particle == target and other.start == subject.end and other not in used \
-                    and analysis.co_arguments(subject, other):
-                pairs.append((subject, other))
-                used.add(other)
-                break
-        if pairs and STRESS_PAIRS[kind] == "first":
-            break
-    if not pairs:
-        return None
-    text = analysis.text
-    if kind == "scrum":
-        for s, o in sorted(pairs, key=lambda pair: -pair[0].start):
-            text = (text[:s.start] + text[o.start:o.end] + text[s.start:s.end]
-                    + text[s.end:o.start] + text[o.end:])
-        return text
-    edits = []
-    for s, o in pairs:
-        if kind == "ex":
-            edits += [(s.particle_start, s.particle_end, o.particle),
-                      (o.particle_start, o.particle_end, "が")]
-        else:
-            edits += [(s.particle_start, s.particle_end, ""), (o.particle_start, o.particle_end, "")]
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text
+    return load_transformations([templates_dir("stress")])
+
+
+def stress_transform(analysis: ClauseAnalysis, kind: str, group: str) -> str | None:
+    """The shipped transformation (templates/stress) of an analysed sample sentence."""
+    from nligen.stress import apply
+
+    result = apply(shipped_transformations()[STRESS_NAMES[kind]], group.replace("_", "-"),
+                   analysis)
+    return result.text if result is not None else None
 
 
 @pytest.fixture(scope="module")
@@ -278,7 +235,7 @@ def reproduction(reference, chunker) -> dict[str, list[tuple[str, bool]]]:
         if (cell, row["pair_ID"]) in REFERENCE_ANOMALIES:
             continue
         kind, group = cell.split("_", 1)
-        got = prototype_stress_transform(analyses[row["sentence_A_original"]], kind, group)
+        got = stress_transform(analyses[row["sentence_A_original"]], kind, group)
         cells[cell].append((row["pair_ID"], got == row["sentence_A_transformed"]))
     return cells
 

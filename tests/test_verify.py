@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_gen
+from conftest import REPO, generate_folder, run_gen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,20 +18,14 @@ JAMP_ARGS = ("jamp", "--n", "60", "--seed", "5", "--split", "fragment_hard")
 WOGLI_ARGS = ("wogli", "--set", "os_hard", "--n", "40", "--seed", "2")
 
 
-def _generate(folder: Path, *args: str, cwd: Path | None = None) -> Path:
-    proc = run_gen(*args, "-q", "-o", str(folder) + "/", cwd=cwd)
-    assert proc.returncode == 0, proc.stderr
-    return folder
-
-
 @pytest.fixture(scope="module")
 def jamp_dir(tmp_path_factory) -> Path:
-    return _generate(tmp_path_factory.mktemp("v") / "jamp", *JAMP_ARGS)
+    return generate_folder(tmp_path_factory.mktemp("v") / "jamp", *JAMP_ARGS)
 
 
 @pytest.fixture(scope="module")
 def wogli_dir(tmp_path_factory) -> Path:
-    return _generate(tmp_path_factory.mktemp("v") / "wogli", *WOGLI_ARGS)
+    return generate_folder(tmp_path_factory.mktemp("v") / "wogli", *WOGLI_ARGS)
 
 
 def _copy(src: Path, tmp_path: Path) -> Path:
@@ -123,7 +117,7 @@ def test_edited_readme_is_not_reproduced_but_labels_hold(jamp_dir, tmp_path):
 
 
 def test_tsv_output_checks_the_regenerated_records(tmp_path):
-    folder = _generate(tmp_path / "tsv", "jamp", "--n", "30", "--seed", "4",
+    folder = generate_folder(tmp_path / "tsv", "jamp", "--n", "30", "--seed", "4",
                        "--format", "jamp-tsv")
     report = verify(folder)
     assert report.ok, report.text()
@@ -146,7 +140,7 @@ def _readme_example(root: Path) -> None:
 
 def test_custom_templates_and_a_changed_condition(tmp_path):
     _readme_example(tmp_path)
-    _generate(tmp_path / "out", "run", "mine/", "--n", "120", "--seed", "1", "--split",
+    generate_folder(tmp_path / "out", "run", "mine/", "--n", "120", "--seed", "1", "--split",
               "augmentation", cwd=tmp_path)
     proc = run_gen("verify", "out", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -169,7 +163,7 @@ def test_custom_templates_and_a_changed_condition(tmp_path):
 
 
 def test_set_all_folders_are_verified_one_by_one(tmp_path):
-    _generate(tmp_path / "sets", "wogli", "--set", "all", "--n", "8", "--seed", "3")
+    generate_folder(tmp_path / "sets", "wogli", "--set", "all", "--n", "8", "--seed", "3")
     reports = verify_many(tmp_path / "sets")
     assert [Path(r.folder).name for r in reports] == sorted(
         ["wogli", "os_hard", "p_subject", "dative", "ditransitive"])

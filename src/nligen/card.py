@@ -84,11 +84,31 @@ def _label_table(header: str, rows: Mapping[str, Counter], labels: Sequence[str]
     return out
 
 
-def _contents(ds: Dataset, manifest: Mapping[str, Any], labels: Sequence[str]) -> list[str]:
+def _tally(ds: Dataset, fields: Sequence[str]) -> tuple[Counter, dict[str, dict[str, Counter]],
+                                                       list]:
+    """One pass over the records (each is built afresh): seen flags per split, label counts
+    per value of each tabulated field, and the problems the audit reads."""
+    from .tools.audit import problem_from_record
+
+    seen: Counter = Counter()
+    by: dict[str, dict[str, Counter]] = {f: {} for f in fields}
+    problems = []
+    for i, record in enumerate(ds.iter_records(), 1):
+        if "seen" in record:
+            seen[(record.get("split"), record["seen"])] += 1
+        for f in fields:
+            value = record.get(f)
+            if value is not None:
+                by[f].setdefault(str(value), Counter())[record["label"]] += 1
+        problems.append(problem_from_record(record, record["split"], i, record["split"]))
+    return seen, by, problems
+
+
+def _contents(manifest: Mapping[str, Any], labels: Sequence[str], seen: Counter,
+              by: Mapping[str, Mapping[str, Counter]]) -> list[str]:
     totals = manifest["totals"]
     lines = ["## Contents", ""]
     lines += _label_table("split", {s: Counter(c) for s, c in totals.items()}, labels)
-    seen = Counter((r.get("split"), r["seen"]) for r in ds.iter_records() if "seen" in r)
     if seen:
         lines += ["", "Seen / unseen (a test item is seen when its template, format, span or "
                   "pattern occurs in train; train items are seen by definition):", "",
@@ -96,26 +116,17 @@ def _contents(ds: Dataset, manifest: Mapping[str, Any], labels: Sequence[str]) -
         for split in totals:
             if (split, True) in seen or (split, False) in seen:
                 lines.append(f"| {split} | {seen[(split, True)]} | {seen[(split, False)]} |")
-    fields = list(ds.family_info.get("card_tables") or DEFAULT_CARD_TABLES)
-    by: dict[str, dict[str, Counter]] = {f: {} for f in fields}
-    for record in ds.iter_records():
-        for f in fields:
-            value = record.get(f)
-            if value is not None:
-                by[f].setdefault(str(value), Counter())[record["label"]] += 1
-    for f in fields:
-        if by[f]:
+    for f, values in by.items():
+        if values:
             lines += ["", f"By `{f}` (all splits):", ""]
-            lines += _label_table(f, dict(sorted(by[f].items())), labels)
+            lines += _label_table(f, dict(sorted(values.items())), labels)
     lines += ["", "Per-template counts per split are in `manifest.json` (`counts`).", ""]
     return lines
 
 
-def _audit(ds: Dataset) -> list[str]:
-    from .tools.audit import audit_problems, problem_from_record
+def _audit(problems: list) -> list[str]:
+    from .tools.audit import audit_problems
 
-    problems = [problem_from_record(r, f"{r['split']}", i, r["split"])
-                for i, r in enumerate(ds.iter_records(), 1)]
     result = audit_problems(problems)
     m = result["artifact_test"]
     found = result["artifacts"]
@@ -191,12 +202,13 @@ def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -
               + (f" with `{manifest['command']}`" if manifest.get("command") else "") + ".", ""]
     if fam.get("description"):
         lines += [str(fam["description"]).strip(), ""]
-    lines += _contents(ds, manifest, labels)
+    seen, by, problems = _tally(ds, list(fam.get("card_tables") or DEFAULT_CARD_TABLES))
+    lines += _contents(manifest, labels, seen, by)
     lines += ["## Files", ""]
     for name, info in manifest.get("files", {}).items():
         lines.append(f"- `{name}`: {info['records']} problems (sha256 `{info['sha256'][:16]}…`)")
     lines += ["", "Reading them:", ""] + _loading(manifest, ext) + [""]
-    lines += _audit(ds)
+    lines += _audit(problems)
     lines += ["## Reproducing", "",
               f"Seed {manifest['seed']}, nligen {manifest['nligen_version']}. The same command, "
               "seed and version give byte-identical files; `manifest.json` records the "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .engine import Engine, Item, Variant, iter_units
 from .errors import SplitError, UsageError
@@ -131,7 +131,19 @@ def _split_units(items: Sequence[Item]) -> list[list[Item]]:
     different labels can draw the same filling (a template with several conditional
     hypotheses), so units sharing a filling are merged."""
     units = iter_units(items)
-    parent = list(range(len(units)))
+    group = _groups_sharing_a_key(
+        [[(item.template.id, item.variant.name, item.filling_key) for item in unit]
+         for unit in units])
+    merged: dict[int, list[Item]] = {}
+    for i, unit in enumerate(units):
+        merged.setdefault(group[i], []).extend(unit)
+    return list(merged.values())
+
+
+def _groups_sharing_a_key(keys: Sequence[Sequence[Any]]) -> list[int]:
+    """For each position, a group number: positions whose key lists share a key are in
+    one group (union-find)."""
+    parent = list(range(len(keys)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -139,18 +151,14 @@ def _split_units(items: Sequence[Item]) -> list[list[Item]]:
             i = parent[i]
         return i
 
-    owner: dict[tuple, int] = {}
-    for i, unit in enumerate(units):
-        for item in unit:
-            key = (item.template.id, item.variant.name, item.filling_key)
+    owner: dict[Any, int] = {}
+    for i, own in enumerate(keys):
+        for key in own:
             if key in owner:
                 parent[find(i)] = find(owner[key])
             else:
                 owner[key] = i
-    merged: dict[int, list[Item]] = {}
-    for i, unit in enumerate(units):
-        merged.setdefault(find(i), []).extend(unit)
-    return list(merged.values())
+    return [find(i) for i in range(len(keys))]
 
 
 def _units_for(units: Sequence[Sequence[Item]], problems: int) -> int:
@@ -312,25 +320,13 @@ def _pattern(engine: Engine, units, options: SplitOptions) -> list[SplitItem]:
 def _content_groups(units: Sequence[Sequence[Item]]) -> list[int]:
     """For each unit, a group number: units sharing the content words of their non-time
     slots (per slot: its lemmas) are in one group."""
-    parent = list(range(len(units)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[tuple, int] = {}
-    for i, unit in enumerate(units):
+    keys = []
+    for unit in units:
         item = unit[0]
         time_names = set(item.template.time.names) if item.template.time else set()
-        key = tuple(sorted((slot, v._lemmas) for slot, v in item.filling.items()
-                           if slot not in time_names))
-        if key in owner:
-            parent[find(i)] = find(owner[key])
-        else:
-            owner[key] = i
-    return [find(i) for i in range(len(units))]
+        keys.append([tuple(sorted((slot, v._lemmas) for slot, v in item.filling.items()
+                                  if slot not in time_names))])
+    return _groups_sharing_a_key(keys)
 
 
 def _surface_key(item: Item) -> str:
