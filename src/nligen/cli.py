@@ -244,7 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "drops them, both setting the label to neutral (the original stays in "
                         "label_original). Pairs: ga-o, ga-ni, ga-de (a は or も subject counts "
                         "as a subject); only premises with the pair in basic order, both "
-                        "arguments of one predicate, are transformed. Transformations are YAML "
+                        "arguments of one predicate, are transformed. A phrase between the "
+                        "subject and a relative clause (犬が草で覆われた丘を…) is read in the "
+                        "relative clause; when that gives no pair, the shipped transformations "
+                        "also try it as the main clause's, as the JSICK data does, and say so "
+                        "in the record (--attachment low turns this off). Transformations are YAML "
                         "(templates/stress/); add your own with --transformations DIR. Input: "
                         "TSV with a header, or JSONL (FILE or stdin). Output: JSONL records. "
                         "Rows where nothing applies are skipped and counted on stderr; bad "
@@ -264,6 +268,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "entailment_label_original or gold_label)")
     sx.add_argument("--transformations", action="append", metavar="DIR",
                     help="also load the *.yaml transformations of this folder (repeatable)")
+    sx.add_argument("--attachment", choices=("low", "either"), default=None,
+                    help="low: a phrase before a relative clause belongs to it; either: "
+                         "also try it as an argument of the main clause when low gives no "
+                         "pair (default: each transformation's own setting; the shipped ones "
+                         "say either)")
     sx.add_argument("--keep-inapplicable", action="store_true",
                     help="also write rows where the transformation does not apply, with "
                          "\"applicable\": false")
@@ -607,8 +616,14 @@ def cmd_stress(args) -> int:
     from .data import templates_dir
     from .errors import InputError
     from .stress import (
-        HYPOTHESIS_COLUMNS, ID_COLUMNS, LABEL_COLUMNS, PREMISE_COLUMNS, load_transformations,
-        pick_column, read_rows, transform_rows,
+        HYPOTHESIS_COLUMNS,
+        ID_COLUMNS,
+        LABEL_COLUMNS,
+        PREMISE_COLUMNS,
+        load_transformations,
+        pick_column,
+        read_rows,
+        transform_rows,
     )
 
     known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
@@ -619,6 +634,10 @@ def cmd_stress(args) -> int:
             raise UsageError(f"unknown transformation {name!r} (known: {', '.join(order)})",
                              "--transform")
     chosen = [known[t] for t in order if not args.transforms or t in args.transforms]
+    if args.attachment:
+        from dataclasses import replace
+
+        chosen = [replace(t, attachment=args.attachment) for t in chosen]
     pair_names = sorted({p for t in chosen for p in t.pairs})
     for pair in args.pairs or []:
         if pair not in pair_names:
@@ -664,6 +683,10 @@ def cmd_stress(args) -> int:
               f"not applicable: {skipped or 'none'}"
               + (" (written with applicable: false)" if args.keep_inapplicable else "")
               + f"; bad rows: {len(stats['bad'])}", file=sys.stderr)
+        if stats["ambiguous"]:
+            print(f"stress: {stats['ambiguous']} records read a phrase before a relative "
+                  "clause as an argument of the main clause (rationale: ambiguous); "
+                  "--attachment low leaves them out", file=sys.stderr)
     return 0
 
 
@@ -713,7 +736,8 @@ def cmd_lexicon(args) -> int:
         return 0
     if args.lexicon_command == "build-ja":
         from .data import data_root, lexicons_dir
-        from .lang.ja.build import build as build_ja, default_corpora
+        from .lang.ja.build import build as build_ja
+        from .lang.ja.build import default_corpora
 
         root = Path(args.lexicons) if args.lexicons else lexicons_dir()
         corpora = [Path(c) for c in args.corpora] or default_corpora(data_root())

@@ -14,6 +14,13 @@ A transformation file (``templates/stress/*.yaml``, or a folder of your own)::
     particles: {subject: $argument, argument: が}   # optional: new particles ("" deletes;
                                                     # $subject / $argument: the other's)
     label: neutral                     # keep (the original label) or the label to set
+    attachment: either                 # optional: low (default) | either, see below
+
+A phrase between the subject and a relative clause can depend on the relative clause or on
+the main predicate (犬が|草で|覆われた丘を走り上がっている). ``low`` reads it in the relative
+clause, as a reader nearly always does. ``either`` also tries the other (high) reading when
+the low one gives no pair: that is how the JSICK stress data was made (草で犬が覆われた丘を
+…), and records so made say so in ``rationale.changes[].argument.ambiguous``.
 
 The engine knows nothing of Japanese: the language layer's clause analyser gives each
 sentence its case-marked argument phrases (start of the leftmost modifier to the end of
@@ -33,10 +40,11 @@ from .datafiles import load_yaml
 from .errors import TemplateError, UsageError
 
 KEYS = {"id", "language", "description", "pairs", "adjacent", "occurrences", "move",
-        "particles", "label"}
+        "particles", "label", "attachment"}
 REQUIRED = ("id", "language", "pairs", "label")
 MOVES = ("argument_before_subject",)
 OCCURRENCES = ("first", "all")
+ATTACHMENTS = ("low", "either")
 ROLES = ("subject", "argument")
 KEEP = "keep"
 
@@ -59,6 +67,7 @@ class Transformation:
     move: str | None
     particles: dict[str, str] | None   # role -> literal particle, "" or "$subject"/"$argument"
     label: str                         # "keep" or a label
+    attachment: str                    # "low" or "either" (low, else the high reading)
     path: Path
     sha256: str
 
@@ -78,6 +87,8 @@ class Change:
     argument_span: tuple[int, int]
     particles_before: tuple[str, str]   # (subject's, argument's)
     particles_after: tuple[str, str]
+    # Read high: the relative-clause predicate the argument phrase may also depend on.
+    ambiguous_with: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +163,9 @@ def load_transformation(path: Path) -> Transformation:
                                               and value[1:] not in ROLES):
                 raise TemplateError(f"{role}: must be a particle, \"\" or $subject / $argument",
                                     f"{loc}: particles")
+    attachment = raw.get("attachment", "low")
+    if attachment not in ATTACHMENTS:
+        raise TemplateError(f"must be one of {', '.join(ATTACHMENTS)}", f"{loc}: attachment")
     if move is None and particles is None:
         raise TemplateError("does nothing: give 'move' or 'particles'", loc)
     label = raw["label"]
@@ -159,7 +173,7 @@ def load_transformation(path: Path) -> Transformation:
         raise TemplateError("must be 'keep' or a label", f"{loc}: label")
     return Transformation(
         tid, language, str(raw.get("description") or ""), pairs, adjacent, occurrences, move,
-        dict(particles) if particles is not None else None, label, path,
+        dict(particles) if particles is not None else None, label, attachment, path,
         hashlib.sha256(raw_bytes).hexdigest())
 
 
@@ -209,8 +223,35 @@ def find_pairs(t: Transformation, pair: PairSpec, analysis) -> list[tuple[Any, A
     return found
 
 
+class Readings:
+    """A sentence's analyses, made on demand: the low reading, and the high one that
+    transformations with ``attachment: either`` fall back on."""
+
+    def __init__(self, text: str, analyser_for):
+        self.text = text
+        self._analyser_for = analyser_for   # attachment ("low"/"high") -> clause analyser
+        self._cache: dict[str, Any] = {}
+
+    def __getitem__(self, attachment: str):
+        if attachment not in self._cache:
+            self._cache[attachment] = self._analyser_for(attachment).analyse(self.text)
+        return self._cache[attachment]
+
+
+def transform(t: Transformation, pair_name: str, readings: Readings) -> Result | None:
+    """The transformation of a sentence under its preferred reading, else (``either``)
+    under the high one; None when neither has the pair."""
+    result = apply(t, pair_name, readings["low"])
+    if result is None and t.attachment == "either":
+        high = readings["high"]
+        if any(a.alternative_predicate is not None for a in high.arguments):
+            result = apply(t, pair_name, high)
+    return result
+
+
 def apply(t: Transformation, pair_name: str, analysis) -> Result | None:
-    """The transformed sentence, or None when the transformation does not apply."""
+    """The transformed sentence under one analysis, or None when the transformation does
+    not apply."""
     pair = t.pairs[pair_name]
     pairs = find_pairs(t, pair, analysis)
     if not pairs:
@@ -236,8 +277,12 @@ def apply(t: Transformation, pair_name: str, analysis) -> Result | None:
             subj_span = (offset, offset + len(subject))
             arg_span = (subj_span[1] + len(middle), subj_span[1] + len(middle) + len(argument))
         out.append(piece)
+        ambiguous = None
+        if getattr(o, "alternative_predicate", None) is not None:
+            relative = analysis.predicates[o.alternative_predicate]
+            ambiguous = text[relative.start:relative.end]
         changes.append(Change(subject, argument, text[s.start:s.end], text[o.start:o.end],
-                              subj_span, arg_span, before, after))
+                              subj_span, arg_span, before, after, ambiguous))
         cursor = o.end
     out.append(text[cursor:])
     return Result("".join(out), tuple(changes))
@@ -336,14 +381,24 @@ def pick_column(given: str | None, candidates: Sequence[str], header: Sequence[s
 
 def transform_rows(rows: Sequence[Row], where: str, transformations: Sequence[Transformation],
                    pair_names: Sequence[str] | None, columns: Mapping[str, str | None],
-                   keep_inapplicable: bool = False, analyser=None) -> tuple[list[dict], dict]:
+                   keep_inapplicable: bool = False) -> tuple[list[dict], dict]:
     """Records for every (row, transformation, pair) that applies, and the run's counts:
-    rows, records, bad ([(where, problem)]), inapplicable {transform/pair: n}."""
+    rows, records, bad ([(where, problem)]), inapplicable {transform/pair: n}, ambiguous
+    (records made under the high reading of an ambiguous attachment)."""
     from .lang import get_language
 
-    analysers: dict[str, Any] = {}
+    analysers: dict[tuple[str, str], Any] = {}
+
+    def analyser_for(language: str):
+        def make(attachment: str):
+            if (language, attachment) not in analysers:
+                analysers[language, attachment] = \
+                    get_language(language).clause_analyser(attachment=attachment)
+            return analysers[language, attachment]
+        return make
+
     records: list[dict] = []
-    stats: dict[str, Any] = {"rows": len(rows), "bad": [], "inapplicable": {}}
+    stats: dict[str, Any] = {"rows": len(rows), "bad": [], "inapplicable": {}, "ambiguous": 0}
     for row in rows:
         here = f"{where}:{row.line}"
         if row.fields is None:
@@ -360,17 +415,16 @@ def transform_rows(rows: Sequence[Row], where: str, transformations: Sequence[Tr
         hypothesis = row.fields.get(columns["hypothesis"]) if columns["hypothesis"] else None
         label = row.fields.get(columns["label"]) if columns["label"] else None
         source_id = row.fields.get(columns["id"]) if columns.get("id") else None
-        analyses: dict[str, Any] = {}  # one analysis per language, shared by transformations
+        readings: dict[str, Readings] = {}  # per language, shared by the transformations
         for t in transformations:
-            if t.language not in analysers:
-                analysers[t.language] = analyser or get_language(t.language).clause_analyser()
-            if t.language not in analyses:
-                analyses[t.language] = analysers[t.language].analyse(premise)
-            analysis = analyses[t.language]
+            if t.language not in readings:
+                readings[t.language] = Readings(premise, analyser_for(t.language))
             for pair in (pair_names or list(t.pairs)):
                 if pair not in t.pairs:
                     continue
-                result = apply(t, pair, analysis)
+                result = transform(t, pair, readings[t.language])
+                if result is not None and any(c.ambiguous_with for c in result.changes):
+                    stats["ambiguous"] += 1
                 if result is None:
                     key = f"{t.id}/{pair}"
                     stats["inapplicable"][key] = stats["inapplicable"].get(key, 0) + 1
@@ -411,11 +465,15 @@ def _record(index: int, t: Transformation, pair: str, premise: str, hypothesis: 
         slots[f"subject_{i}"] = {"text": c.subject_original, "particle": c.particles_before[0]}
         slots[f"argument_{i}"] = {"text": c.argument_original,
                                   "particle": c.particles_before[1]}
+        argument = {"text": c.argument, "spans": [list(c.argument_span)],
+                    "particle": [c.particles_before[1], c.particles_after[1]]}
+        if c.ambiguous_with:
+            argument["ambiguous"] = (f"read as an argument of the main clause; it may also "
+                                     f"belong to the relative clause {c.ambiguous_with}")
         changes.append({
             "subject": {"text": c.subject, "spans": [list(c.subject_span)],
                         "particle": [c.particles_before[0], c.particles_after[0]]},
-            "argument": {"text": c.argument, "spans": [list(c.argument_span)],
-                         "particle": [c.particles_before[1], c.particles_after[1]]},
+            "argument": argument,
         })
     rec["slots"] = slots
     rule = t.description or t.id

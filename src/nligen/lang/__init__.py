@@ -35,9 +35,11 @@ class Language:
     time_format_names: dict[str, str] = field(default_factory=dict)
     # What a filter's output looks like, as a regex (the label command matches texts).
     filter_patterns: dict[str, str] = field(default_factory=dict)
-    # clause_analyser() -> object whose analyse(text) gives the sentence's case-marked
-    # argument phrases and says which depend on one predicate (stress transformations).
-    clause_analyser: Callable[[], Any] | None = None
+    # clause_analyser(attachment="low"|"high") -> object whose analyse(text) gives the
+    # sentence's case-marked argument phrases and says which depend on one predicate
+    # (stress transformations). "high" reads a phrase that may belong to a following
+    # relative clause as an argument of the main clause instead (see nligen.stress).
+    clause_analyser: Callable[..., Any] | None = None
 
 
 _CACHE: dict[str, Language] = {}

@@ -22,10 +22,10 @@ def _form_filter(form: str):
     return apply
 
 
-def _clause_analyser():
+def _clause_analyser(attachment: str = "low"):
     from .chunker import Chunker  # fugashi loads only when a stress transformation runs
 
-    return Chunker()
+    return Chunker(attachment=attachment)
 
 
 LANGUAGE = Language(

@@ -22,10 +22,13 @@ How it works:
 * **Dependencies.** Heads are always to the right, so the phrase of a bunsetsu (its
   leftmost descendant up to its particle) is one contiguous span. Adnominals, relative
   clauses and coordinated nouns attach to the nearest following noun; a case phrase to a
-  relative clause right after it, else to the nearest following ``pred``/``te``; a te
-  clause to the nearest following clause predicate once a subject has been seen (so
-  「女性が自転車に乗って…」 keeps 乗って in the main clause), else to the nearest predicate
-  of any kind (it may belong to a relative clause); adverbs to the nearest predicate.
+  relative clause right after it (or, read high, to the predicate after that: see
+  :class:`Chunker`), else to the nearest following ``pred``/``te``; a te clause to the
+  nearest following clause predicate once a subject has been seen (so
+  「女性が自転車に乗って歩行者用に造られた橋を…」 keeps 乗って in the main clause), else
+  to the nearest predicate of any kind: it may belong to a relative clause, as 「毛が長くて
+  赤いベストを着た犬が」 and the compound postposition 「道路に沿って馬車を引いている馬に」 do;
+  adverbs to the nearest predicate.
 * **Fix-ups.** A subject (が/は/も) that the rules leave inside a relative clause moves to
   the predicate that governs the modified noun, when that predicate has no subject of its
   own (always for は and も, which do not occur in relative clauses). A relative clause
@@ -39,9 +42,9 @@ Input is one sentence (or a few clauses joined by 、). Text without Japanese cl
 (empty, punctuation only, Latin, lone surrogates) gives an analysis without arguments.
 
 Known weak spots (from the issue-6 research on held-out sentences): ある read as a verb or
-a determiner, te clauses that belong to a following relative clause when a subject precedes
-them (「女性が自転車に乗って歩行者用に造られた橋を」), copula で taken as an argument
-(「ピンク色で、」).
+a determiner, copula で taken as an argument (「ピンク色で、」), a case phrase before a
+noun + の modifier attached to the main predicate (「枯れ葉でいっぱいの野原で」: 枯れ葉で
+belongs to いっぱい).
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ class Argument:
     particle_end: int
     head: str             # surface of the head noun (its bunsetsu without the particle)
     predicate: int        # id of the predicate it depends on
+    # Read high (attachment "high"): the relative-clause predicate it would depend on under
+    # the other reading of an ambiguous attachment; None when there was no choice.
+    alternative_predicate: int | None = None
 
 
 @dataclass(frozen=True)
@@ -140,13 +146,27 @@ class ClauseAnalysis:
         return chain
 
 
-class Chunker:
-    """Analyses texts into :class:`ClauseAnalysis`; one tagger, reused across calls."""
+ATTACHMENTS = ("low", "high")
 
-    def __init__(self, tagger=None):
+
+class Chunker:
+    """Analyses texts into :class:`ClauseAnalysis`; one tagger, reused across calls.
+
+    ``attachment`` settles a case phrase that follows a subject and precedes a relative
+    clause (犬が|草で|覆われた丘を走り上がっている): Japanese syntax lets it depend on the
+    relative clause's predicate or on a later one. ``low`` takes the relative clause (the
+    reading a native speaker prefers in nearly every case: 草で覆われた丘); ``high`` takes
+    the predicate the subject depends on, which is how the JSICK stress data reads it (草で
+    犬が覆われた丘を…). Arguments read high carry ``alternative_predicate``.
+    """
+
+    def __init__(self, tagger=None, attachment: str = "low"):
+        if attachment not in ATTACHMENTS:
+            raise ValueError(f"attachment must be one of {', '.join(ATTACHMENTS)}")
         # A fugashi.Tagger (unidic-lite); the Japanese layer's shared one by default,
         # created on first use so that importing this module costs nothing.
         self._tagger = tagger
+        self.attachment = attachment
 
     def analyse(self, text: str) -> ClauseAnalysis:
         tokens = self._tokens(text)
@@ -154,10 +174,10 @@ class Chunker:
             return ClauseAnalysis(text)
         chunks = _chunk(tokens)
         _classify(chunks)
-        _attach(chunks)
+        alternatives = _attach(chunks, high=self.attachment == "high")
         _raise_subjects(chunks)
         _uncross(chunks)
-        return _analysis(text, chunks)
+        return _analysis(text, chunks, alternatives)
 
     def _tokens(self, text: str) -> list[_Token] | None:
         """UniDic tokens with character offsets; None when they cannot be aligned."""
@@ -367,15 +387,20 @@ def _next_index(chunks: list[_Bunsetsu], wanted) -> list[int | None]:
     return nearest
 
 
-def _attach(chunks: list[_Bunsetsu]) -> None:
-    """Give every bunsetsu but the last a head to its right."""
+def _attach(chunks: list[_Bunsetsu], high: bool = False) -> dict[int, int]:
+    """Give every bunsetsu but the last a head to its right. With ``high``, a case phrase
+    after a subject and before a relative clause depends on the next clause predicate; the
+    result maps each such bunsetsu to the relative clause it passed over."""
     n = len(chunks)
     next_clause = _next_index(chunks, lambda b: b.kind in _CLAUSE_KINDS)
     next_predicate = _next_index(chunks, lambda b: b.kind in _PREDICATE_KINDS)
     next_noun = _next_index(chunks, _is_nominal_head)
+    next_subject = _next_index(chunks, lambda b: b.kind == "case"
+                               and b.particle in SUBJECT_PARTICLES)
     last = n - 1
     subjects_seen = 0
     subjects_on: dict[int, int] = {}                    # head -> subjects attached to it
+    alternatives: dict[int, int] = {}
     for i, b in enumerate(chunks[:-1]):
         coordinated = b.kind == "case" and b.particle == "と" and next_noun[i] is not None \
             and (next_predicate[i] is None or next_noun[i] < next_predicate[i])
@@ -383,10 +408,17 @@ def _attach(chunks: list[_Bunsetsu]) -> None:
             b.head = next_noun[i] if next_noun[i] is not None else i + 1
         elif b.kind == "case":
             after = chunks[i + 1]
+            relative = None
             if after.kind == "rel":
-                b.head = i + 1
+                relative = i + 1
             elif after.kind == "adv" and i + 2 < n and chunks[i + 2].kind == "rel":
-                b.head = i + 2                         # 公園で楽しそうに遊ぶ子供
+                relative = i + 2                       # 公園で楽しそうに遊ぶ子供
+            if relative is not None and high and subjects_seen \
+                    and b.particle not in SUBJECT_PARTICLES and next_clause[i] is not None:
+                b.head = next_clause[i]
+                alternatives[i] = relative
+            elif relative is not None:
+                b.head = relative
             else:
                 b.head = _or(next_clause[i], last)
             if b.particle in SUBJECT_PARTICLES:
@@ -394,8 +426,17 @@ def _attach(chunks: list[_Bunsetsu]) -> None:
                 subjects_on[b.head] = subjects_on.get(b.head, 0) + 1
         elif b.kind == "te":
             # After a subject (or before 、) a te clause belongs to the main clause; before
-            # any subject it may be part of the subject's relative clause.
-            subject_before = subjects_seen - subjects_on.get(i, 0) > 0
+            # any subject it may be part of the subject's relative clause. A subject that
+            # the rules hung on the te clause itself counts only when no subject follows:
+            # 女性が自転車に乗って|造られた橋を (main clause) but 毛が長くて|着た犬が (a
+            # relative clause of the subject phrase).
+            # A compound postposition (道路に|沿って) is no clause: it stays with the nearest
+            # predicate.
+            own = subjects_on.get(i, 0)
+            postposition = i > 0 and chunks[i - 1].particle == "に" and bool(
+                COMPOUND_POSTPOSITION_TAIL.match("".join(t.surface for t in b.tokens)))
+            subject_before = subjects_seen - own > 0 or (
+                own > 0 and next_subject[i] is None and not postposition)
             if subject_before or b.tokens[-1].surface == "、":
                 b.head = _or(next_clause[i], last)
             else:
@@ -404,6 +445,7 @@ def _attach(chunks: list[_Bunsetsu]) -> None:
             b.head = _or(next_predicate[i], last)
         else:
             b.head = i + 1                             # bare noun, number ...
+    return alternatives
 
 
 def _or(index: int | None, default: int) -> int:
@@ -474,7 +516,9 @@ def _uncross(chunks: list[_Bunsetsu]) -> None:
 # -- result --------------------------------------------------------------------------------
 
 
-def _analysis(text: str, chunks: list[_Bunsetsu]) -> ClauseAnalysis:
+def _analysis(text: str, chunks: list[_Bunsetsu],
+              alternatives: dict[int, int] | None = None) -> ClauseAnalysis:
+    alternatives = alternatives or {}
     # Leftmost descendant of each bunsetsu: heads lie to the right, so one left-to-right
     # pass sees every child before its head.
     leftmost = list(range(len(chunks)))
@@ -494,7 +538,7 @@ def _analysis(text: str, chunks: list[_Bunsetsu]) -> ClauseAnalysis:
         arguments.append(Argument(
             start=chunks[leftmost[i]].start, end=b.particle_end, particle=b.particle,
             particle_start=b.particle_start, particle_end=b.particle_end, head=head,
-            predicate=b.head))
+            predicate=b.head, alternative_predicate=alternatives.get(i)))
     clause_parent = {i: b.head for i, b in enumerate(chunks)
                      if b.kind == "te" and b.head in predicates}
     return ClauseAnalysis(text, arguments, predicates, clause_parent)
