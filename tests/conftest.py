@@ -61,12 +61,14 @@ JSICK_STRESS_HIGH_READINGS = {
     ("del_ga_o", "9959"): "赤い色を is inside the relative clause 赤い色をしたボール",
     ("del_ga_o", "952"): "アメリカンドッグを is the object of the relative clause 食べている",
 }
-# ... and the two no reading of ours gives.
+# ... and the three no reading of ours gives.
 JSICK_STRESS_MISSES = {
     ("scrum_ga_de", "9685"): "the de-phrase is put inside the subject phrase: the released "
                              "row cuts the subject after the te clause 着て",
     ("ex_ga_o", "794"): "金色の毛並みを read high although the low reading has a ga-o pair "
                         "(二匹の犬を); the other rows prefer the low reading then (75, 9052)",
+    ("del_ga_de", "7905"): "枯れ葉で (in 枯れ葉でいっぱいの野原) read high although the low "
+                           "reading has a ga-de pair (…野原で)",
 }
 
 

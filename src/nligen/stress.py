@@ -242,10 +242,9 @@ def transform(t: Transformation, pair_name: str, readings: Readings) -> Result |
     """The transformation of a sentence under its preferred reading, else (``either``)
     under the high one; None when neither has the pair."""
     result = apply(t, pair_name, readings["low"])
-    if result is None and t.attachment == "either":
-        high = readings["high"]
-        if any(a.alternative_predicate is not None for a in high.arguments):
-            result = apply(t, pair_name, high)
+    if result is None and t.attachment == "either" and getattr(readings["low"], "ambiguous",
+                                                                 False):
+        result = apply(t, pair_name, readings["high"])
     return result
 
 

@@ -42,9 +42,8 @@ Input is one sentence (or a few clauses joined by 、). Text without Japanese cl
 (empty, punctuation only, Latin, lone surrogates) gives an analysis without arguments.
 
 Known weak spots (from the issue-6 research on held-out sentences): ある read as a verb or
-a determiner, copula で taken as an argument (「ピンク色で、」), a case phrase before a
-noun + の modifier attached to the main predicate (「枯れ葉でいっぱいの野原で」: 枯れ葉で
-belongs to いっぱい).
+a determiner (「あるイベントである人に」 reads イベントである as a relative clause); nouns
+other than いっぱい/満杯 that take an argument before の.
 """
 
 from __future__ import annotations
@@ -58,6 +57,9 @@ SUBJECT_PARTICLES = ("が", "は", "も")
 CASE_PARTICLES = frozenset({"が", "を", "に", "で", "へ", "から", "と", "は", "も", "まで", "より"})
 # A relative clause before ため/よう + に is purpose/manner: an adverbial clause.
 FORMAL_NOUNS = frozenset({"ため", "よう"})
+# Nouns that take an argument and modify a noun with の, like a relative clause:
+# 枯れ葉で|いっぱいの|野原 'a field full of dead leaves'.
+PREDICATIVE_NOUNS = frozenset({"いっぱい", "一杯", "満杯", "満員"})
 # に followed by one of these is part of a compound postposition (に沿って 'along', により
 # 'by', について 'about' ...), not a ni-argument. 眠りについている is a verb, hence (?!い).
 COMPOUND_POSTPOSITION_TAIL = re.compile(
@@ -106,6 +108,8 @@ class ClauseAnalysis:
     # adverbial / te / coordinate clause -> the predicate it attaches to (never a relative
     # clause as the child)
     clause_parent: dict[int, int] = field(default_factory=dict)
+    # Some phrase could be read high (see Chunker): a "high" analysis would differ.
+    ambiguous: bool = False
 
     def co_arguments(self, subject: Argument, other: Argument) -> bool:
         """Do both phrases belong to one clause for the purposes of the transformations?
@@ -174,10 +178,13 @@ class Chunker:
             return ClauseAnalysis(text)
         chunks = _chunk(tokens)
         _classify(chunks)
-        alternatives = _attach(chunks, high=self.attachment == "high")
+        high = self.attachment == "high"
+        alternatives = _attach(chunks, high)
         _raise_subjects(chunks)
         _uncross(chunks)
-        return _analysis(text, chunks, alternatives)
+        analysis = _analysis(text, chunks, alternatives if high else {})
+        analysis.ambiguous = bool(alternatives)
+        return analysis
 
     def _tokens(self, text: str) -> list[_Token] | None:
         """UniDic tokens with character offsets; None when they cannot be aligned."""
@@ -336,6 +343,12 @@ def _kind(b: _Bunsetsu, following: _Bunsetsu | None) -> str:
         return "adn" if last.form.startswith(("連体", "終止")) else "adv"
     if last.surface == "に" and any(t.pos2 == "助動詞語幹" for t in b.tokens):
         return "adv"                                   # 嬉しそうに
+    if last.surface == "に" and len(words) >= 2 and words[-2].pos1 == "助動詞" \
+            and words[-2].base in ("ず", "ぬ"):
+        return "te"                                    # 向こう見ずに: 'without looking'
+    if len(words) == 2 and last.surface == "の" and words[0].base in PREDICATIVE_NOUNS \
+            and following is not None and _starts_noun_phrase(following):
+        return "rel"                                   # 枯れ葉で|いっぱいの|野原
     if predicative and (last.pos1 in ("動詞", "形容詞", "助動詞", "接尾辞")
                         or (last.pos1 == "助詞" and last.pos2 == "接続助詞")):
         if last.pos1 == "助詞" or last.form.startswith(("連用形", "仮定形")) or comma:
@@ -365,7 +378,10 @@ def _kind(b: _Bunsetsu, following: _Bunsetsu | None) -> str:
             b.particle_start, b.particle_end = last.start, last.end
             return "case"
     if last.surface == "で" and last.pos1 == "助動詞" and content and content[-1].pos1 == "名詞":
-        # copula で after a noun: the JSICK data treats it as the particle で (うわの空で)
+        # copula で after a noun: the JSICK data treats it as the particle で (うわの空で),
+        # but before 、 it ends a predicate (ドレスは…ピンク色で、女性に着られている)
+        if comma:
+            return "te"
         b.particle, b.particle_start, b.particle_end = "で", last.start, last.end
         return "case"
     if comma:
@@ -388,9 +404,9 @@ def _next_index(chunks: list[_Bunsetsu], wanted) -> list[int | None]:
 
 
 def _attach(chunks: list[_Bunsetsu], high: bool = False) -> dict[int, int]:
-    """Give every bunsetsu but the last a head to its right. With ``high``, a case phrase
-    after a subject and before a relative clause depends on the next clause predicate; the
-    result maps each such bunsetsu to the relative clause it passed over."""
+    """Give every bunsetsu but the last a head to its right. A case phrase after a subject
+    and before a relative clause may depend on either; the result maps each such bunsetsu to
+    the relative clause. With ``high`` it depends on the next clause predicate instead."""
     n = len(chunks)
     next_clause = _next_index(chunks, lambda b: b.kind in _CLAUSE_KINDS)
     next_predicate = _next_index(chunks, lambda b: b.kind in _PREDICATE_KINDS)
@@ -413,10 +429,10 @@ def _attach(chunks: list[_Bunsetsu], high: bool = False) -> dict[int, int]:
                 relative = i + 1
             elif after.kind == "adv" and i + 2 < n and chunks[i + 2].kind == "rel":
                 relative = i + 2                       # 公園で楽しそうに遊ぶ子供
-            if relative is not None and high and subjects_seen \
+            if relative is not None and subjects_seen \
                     and b.particle not in SUBJECT_PARTICLES and next_clause[i] is not None:
-                b.head = next_clause[i]
                 alternatives[i] = relative
+                b.head = next_clause[i] if high else relative
             elif relative is not None:
                 b.head = relative
             else:
