@@ -262,3 +262,71 @@ def test_output_is_deterministic(tmp_path):
 def test_stress_folder_is_shipped():
     assert sorted(p.stem for p in Path(templates_dir("stress")).glob("*.yaml")) == [
         "delete", "scramble", "swap"]
+
+
+# -- folders: manifest, card, gen verify ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def stress_folder(tmp_path_factory):
+    """The sample's originals transformed into a folder, the input copied beside it so that
+    the recorded command (a relative path) runs again from that folder."""
+    root = tmp_path_factory.mktemp("stress")
+    (root / "sample.tsv").write_bytes(SAMPLE.read_bytes())
+    proc = run_gen("stress", "sample.tsv", "--premise-col", "sentence_A_original", "-q",
+                   "-o", "out/", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def test_folder_has_data_manifest_and_card(stress_folder):
+    out = stress_folder / "out"
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "all.jsonl", "manifest.json"]
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    records = [json.loads(x) for x in (out / "all.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert manifest["family"] == "stress"
+    assert manifest["command"] == "gen stress sample.tsv --premise-col sentence_A_original"
+    assert manifest["input"]["rows"] == 360 and manifest["files"]["all.jsonl"]["records"] == len(records)
+    assert sorted(manifest["transformations"]) == ["delete", "scramble", "swap"]
+    counted = Counter()
+    for key, labels in manifest["counts"].items():
+        for label, n in labels.items():
+            counted[(key, label)] += n
+    assert counted == Counter((f"{r['transform']}/{r['pair']}", r["label"]) for r in records)
+    assert manifest["ambiguous"] == sum(
+        any("ambiguous" in c["argument"] for c in r["rationale"]["changes"]) for r in records) > 0
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("---\n") and "path: \"all.jsonl\"" in card
+    assert "Yanaka" in card and "| scramble/ga-o |" in card
+
+
+def test_verify_re_derives_and_reproduces_a_stress_folder(stress_folder, tmp_path):
+    proc = run_gen("verify", "out", cwd=stress_folder)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "re-derived from premise_original" in proc.stdout and "3/3 files" in proc.stdout
+    # an edited label and an edited premise are named; the input gone, records still checked
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(stress_folder / "out", copy)
+    lines = (copy / "all.jsonl").read_text(encoding="utf-8").splitlines()
+    first, second = json.loads(lines[0]), json.loads(lines[1])
+    first["label"] = "neutral" if first["label"] != "neutral" else "entailment"
+    second["premise"] = second["premise_original"]
+    lines[0], lines[1] = (json.dumps(r, ensure_ascii=False) for r in (first, second))
+    (copy / "all.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run_gen("verify", str(copy), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert f"all.jsonl:1: {first['id']}: label" in proc.stdout
+    assert f"all.jsonl:2: {second['id']}: premise" in proc.stdout
+    assert "input sample.tsv not found" in proc.stdout
+
+
+def test_stdin_input_is_recorded_and_cannot_be_rerun(tmp_path):
+    text = "premise\tlabel\n男性が道を走っている\tentailment\n"
+    proc = run_gen("stress", "-q", "-o", str(tmp_path / "out") + "/", input=text)
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["input"]["path"] == "<stdin>"
+    proc = run_gen("verify", str(tmp_path / "out"))
+    assert proc.returncode == 1 and "read from stdin" in proc.stdout
+    assert "3/3 re-derived" in proc.stdout

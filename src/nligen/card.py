@@ -242,3 +242,71 @@ def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -
                          f" ({info.get('license') or 'license not stated'})")
         lines.append("")
     return "\n".join(lines)
+
+
+def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str:
+    """The card of a ``gen stress`` folder: what was transformed, how, the label counts per
+    transformation and pair, and whom to cite."""
+    from .stress import BIBTEX, CITATION, DATA_FILE
+
+    total = len(records)
+    lines = ["---", f"pretty_name: {_yaml_scalar('JSICK-style stress transformations')}",
+             "license: \"other\"", "language:", "- \"ja\"",
+             "task_categories:", "- text-classification",
+             "task_ids:", "- natural-language-inference",
+             "size_categories:", f"- {size_category(total)}",
+             "annotations_creators:", "- machine-generated",
+             "source_datasets:", "- extended",
+             "tags:", "- \"nli\"", "- \"stress-test\"", "- \"nligen\"", "- \"jsick\"",
+             "configs:", "- config_name: default", "  data_files:",
+             f"  - split: {_yaml_scalar(HUB_SPLIT['all'])}", f"    path: {_yaml_scalar(DATA_FILE)}",
+             "---", "", "# JSICK-style stress transformations", "",
+             f"Made by nligen {manifest['nligen_version']} with `{manifest['command']}` from "
+             f"`{manifest['input']['path']}` ({manifest['input']['rows']} rows, sha256 "
+             f"`{manifest['input']['sha256'][:16]}…`).", "",
+             "Each record is a premise of the input transformed as the JSICK stress test "
+             "does (Yanaka & Mineshima 2022, section 5): scramble moves the argument phrase "
+             "in front of the subject and keeps the label; swap exchanges the two case "
+             "particles and delete drops them, both setting the label the transformation "
+             "declares (the input's label stays in `label_original`).", "",
+             "## Contents", ""]
+    labels = sorted({str(r["label"]) for r in records if r.get("applicable", True)},
+                    key=lambda y: (["entailment", "neutral", "contradiction",
+                                    "non-entailment"] + [y]).index(y))
+    rows = {key: Counter(v) for key, v in manifest["counts"].items()}
+    lines += _label_table("transform/pair", rows, labels + (
+        ["not applicable"] if any("not applicable" in c for c in rows.values()) else []))
+    lines += ["", "Rows where a transformation does not apply (not written unless "
+              "`--keep-inapplicable`): "
+              + (", ".join(f"{k} {v}" for k, v in manifest["not_applicable"].items()) or "none")
+              + ".", ""]
+    if manifest.get("ambiguous"):
+        lines += [f"{manifest['ambiguous']} records read a phrase that sits between the subject "
+                  "and a relative clause as an argument of the main clause, as the JSICK data "
+                  "does; their meaning may differ from the original's even where the label is "
+                  "kept. They carry `rationale.changes[].argument.ambiguous`; `--attachment "
+                  "low` leaves them out.", ""]
+    lines += ["Transformations (YAML):", ""]
+    for tid, info in manifest["transformations"].items():
+        lines.append(f"- `{tid}`: `{info['path']}` (attachment {info['attachment']}, sha256 "
+                     f"`{info['sha256'][:16]}…`)")
+    lines += ["", "## Files", "",
+              f"- `{DATA_FILE}`: {total} records (sha256 "
+              f"`{manifest['files'][DATA_FILE]['sha256'][:16]}…`)", "", "Reading it:", ""]
+    lines += _loading(manifest, "jsonl") + [""]
+    lines += ["## Reproducing", "",
+              "`gen verify` on this folder re-derives every record from its "
+              "`premise_original` and, when the input file is where the command names it "
+              "and unchanged, runs the command again and compares the files byte for byte.",
+              "", "## Record format", "",
+              "One JSON object per line: `id`, `family` (`stress`), `template` and `transform` "
+              "(the transformation), `pair`, `premise` (transformed), `premise_original`, "
+              "`hypothesis`, `label`, `label_original`, `applicable`, `source` (input line and "
+              "id), `slots` (the original subject and argument phrases) and `rationale` "
+              "(each phrase as it now reads, its span in the premise, its particle before "
+              "and after).", "", "## Citation", "", CITATION, "", "```bibtex", BIBTEX, "",
+              NLIGEN_BIBTEX.replace("VERSION", str(manifest["nligen_version"])), "```", "",
+              "## License", "",
+              "The premises and hypotheses come from the input file; its license applies "
+              "(JSICK is CC BY-SA 4.0). The transformations are CC BY-SA 4.0 (nligen).", ""]
+    return "\n".join(lines)

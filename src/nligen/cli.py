@@ -278,8 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "\"applicable\": false")
     sx.add_argument("--strict", action="store_true",
                     help="stop at the first bad row (exit 2, nothing written)")
-    sx.add_argument("-o", "--output", default=None, metavar="FILE",
-                    help="write JSONL here (default: stdout)")
+    sx.add_argument("-o", "--output", default=None, metavar="PATH",
+                    help="write JSONL to this file, or to DIR/all.jsonl with manifest.json "
+                         "and a dataset card README.md when PATH ends in / (default: stdout)")
     sx.add_argument("-q", "--quiet", action="store_true", help="no counts on stderr")
 
     ev = sub.add_parser("eval", help="score predictions against a generated set",
@@ -421,6 +422,11 @@ def cmd_jamp(args, argv) -> int:
 
 def _read_input(file: str | None) -> tuple[str, str]:
     """(text, where) of FILE or stdin, as UTF-8."""
+    raw, where = _read_raw(file)
+    return _decode(raw, where), where
+
+
+def _read_raw(file: str | None) -> tuple[bytes, str]:
     if file in (None, "-"):
         where = "<stdin>"
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
@@ -430,8 +436,12 @@ def _read_input(file: str | None) -> tuple[str, str]:
             raw = Path(file).read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read: {exc.strerror}", where) from None
+    return raw, where
+
+
+def _decode(raw: bytes, where: str) -> str:
     try:
-        return raw.decode("utf-8-sig"), where
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UsageError(f"not UTF-8 text (byte {exc.start})", where) from None
 
@@ -480,18 +490,100 @@ def cmd_run(args, argv) -> int:
     return 0
 
 
-GENERATING_COMMANDS = {"jamp": _jamp_dataset, "wogli": _wogli_dataset, "run": _run_dataset}
+def _stress_dataset(args, argv):
+    from .data import templates_dir
+    from .errors import InputError
+    from .stress import (
+        HYPOTHESIS_COLUMNS,
+        ID_COLUMNS,
+        LABEL_COLUMNS,
+        PREMISE_COLUMNS,
+        StressSet,
+        load_transformations,
+        pick_column,
+        read_rows,
+        stress_manifest,
+        transform_rows,
+    )
+
+    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
+    order = [t for t in ("scramble", "swap", "delete") if t in known] + sorted(
+        t for t in known if t not in ("scramble", "swap", "delete"))
+    for name in args.transforms or []:
+        if name not in known:
+            raise UsageError(f"unknown transformation {name!r} (known: {', '.join(order)})",
+                             "--transform")
+    chosen = [known[t] for t in order if not args.transforms or t in args.transforms]
+    if args.attachment:
+        from dataclasses import replace
+
+        chosen = [replace(t, attachment=args.attachment) for t in chosen]
+    pair_names = sorted({p for t in chosen for p in t.pairs})
+    for pair in args.pairs or []:
+        if pair not in pair_names:
+            raise UsageError(f"unknown pair {pair!r} (known: {', '.join(pair_names)})",
+                             "--pair")
+    raw, where = _read_raw(args.file)
+    text = _decode(raw, where)
+    jsonl = None
+    if args.file not in (None, "-"):
+        suffix = Path(args.file).suffix.lower()
+        jsonl = True if suffix in (".jsonl", ".json") else False if suffix in (
+            ".tsv", ".txt") else None
+    header, rows = read_rows(text, where, jsonl)
+    columns = {
+        "premise": pick_column(args.premise_col, PREMISE_COLUMNS, header, rows,
+                               "--premise-col", where, True),
+        "hypothesis": pick_column(args.hypothesis_col, HYPOTHESIS_COLUMNS, header, rows,
+                                  "--hypothesis-col", where, False),
+        "label": pick_column(args.label_col, LABEL_COLUMNS, header, rows, "--label-col",
+                             where, False),
+        "id": pick_column(None, ID_COLUMNS, header, rows, "", where, False),
+    }
+    records, stats = transform_rows(rows, where, chosen, args.pairs, columns,
+                                    keep_inapplicable=args.keep_inapplicable)
+    if stats["bad"] and args.strict:
+        where_bad, problem = stats["bad"][0]
+        raise InputError(problem, where_bad)
+    manifest = stress_manifest(_command_line(argv), where, raw, chosen, records, stats)
+    return StressSet(records, stats, manifest)
+
+
+def cmd_stress(args, argv) -> int:
+    ds = _stress_dataset(args, argv)
+    ds.write(args.output)
+    stats = ds.stats
+    for where_bad, problem in stats["bad"][:20]:
+        print(f"warning: {where_bad}: {problem} (row skipped)", file=sys.stderr)
+    if len(stats["bad"]) > 20:
+        print(f"warning: ... {len(stats['bad']) - 20} more bad rows", file=sys.stderr)
+    if not args.quiet:
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(stats["inapplicable"].items()))
+        print(f"stress: {stats['rows']} rows, {stats['records']} records written; "
+              f"not applicable: {skipped or 'none'}"
+              + (" (written with applicable: false)" if args.keep_inapplicable else "")
+              + f"; bad rows: {len(stats['bad'])}", file=sys.stderr)
+        if stats["ambiguous"]:
+            print(f"stress: {stats['ambiguous']} records read a phrase before a relative "
+                  "clause as an argument of the main clause (rationale: ambiguous); "
+                  "--attachment low leaves them out", file=sys.stderr)
+    return 0
+
+
+GENERATING_COMMANDS = {"jamp": _jamp_dataset, "wogli": _wogli_dataset, "run": _run_dataset,
+                       "stress": _stress_dataset}
 
 
 def parse_command(command: str):
     """The parsed arguments and argv of a manifest's ``command`` (a generating command:
-    gen jamp / wogli / run; -o and -q are never recorded)."""
+    gen jamp / wogli / run / stress; -o and -q are never recorded)."""
     try:
         words = shlex.split(command)
     except ValueError as exc:
         raise UsageError(f"cannot parse the command: {exc}") from None
     if len(words) < 2 or words[0] not in ("gen", "nligen") or words[1] not in GENERATING_COMMANDS:
-        raise UsageError(f"not a generating command (gen jamp / wogli / run): {command!r}")
+        raise UsageError(f"not a generating command (gen jamp / wogli / run / stress): "
+                         f"{command!r}")
     argv = words[1:]
     return build_parser().parse_args(argv), argv
 
@@ -501,7 +593,7 @@ def dataset_from_command(command: str):
     (Dataset, output format)."""
     args, argv = parse_command(command)
     ds = GENERATING_COMMANDS[args.command](args, argv)
-    return ds, args.format
+    return ds, getattr(args, "format", "jsonl")
 
 
 def templates_of_command(command: str):
@@ -516,6 +608,20 @@ def templates_of_command(command: str):
         return template_set, lexicon_set_for(args.lexicons, template_set)
     template_set = load_family(args.command)
     return template_set, lexicon_set_for(None, template_set)
+
+
+def transformations_of_command(command: str) -> dict:
+    """{id: Transformation} a ``gen stress`` command may use (its --attachment applied)."""
+    from dataclasses import replace
+
+    from .data import templates_dir
+    from .stress import load_transformations
+
+    args, _ = parse_command(command)
+    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
+    if args.attachment:
+        known = {k: replace(t, attachment=args.attachment) for k, t in known.items()}
+    return known
 
 
 def cmd_validate(args) -> int:
@@ -609,84 +715,6 @@ def cmd_audit(args) -> int:
         emit(json_report(result))
     else:
         write_stdout(markdown_report(result))
-    return 0
-
-
-def cmd_stress(args) -> int:
-    from .data import templates_dir
-    from .errors import InputError
-    from .stress import (
-        HYPOTHESIS_COLUMNS,
-        ID_COLUMNS,
-        LABEL_COLUMNS,
-        PREMISE_COLUMNS,
-        load_transformations,
-        pick_column,
-        read_rows,
-        transform_rows,
-    )
-
-    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
-    order = [t for t in ("scramble", "swap", "delete") if t in known] + sorted(
-        t for t in known if t not in ("scramble", "swap", "delete"))
-    for name in args.transforms or []:
-        if name not in known:
-            raise UsageError(f"unknown transformation {name!r} (known: {', '.join(order)})",
-                             "--transform")
-    chosen = [known[t] for t in order if not args.transforms or t in args.transforms]
-    if args.attachment:
-        from dataclasses import replace
-
-        chosen = [replace(t, attachment=args.attachment) for t in chosen]
-    pair_names = sorted({p for t in chosen for p in t.pairs})
-    for pair in args.pairs or []:
-        if pair not in pair_names:
-            raise UsageError(f"unknown pair {pair!r} (known: {', '.join(pair_names)})",
-                             "--pair")
-    text, where = _read_input(args.file)
-    jsonl = None
-    if args.file not in (None, "-"):
-        suffix = Path(args.file).suffix.lower()
-        jsonl = True if suffix in (".jsonl", ".json") else False if suffix in (
-            ".tsv", ".txt") else None
-    header, rows = read_rows(text, where, jsonl)
-    columns = {
-        "premise": pick_column(args.premise_col, PREMISE_COLUMNS, header, rows,
-                               "--premise-col", where, True),
-        "hypothesis": pick_column(args.hypothesis_col, HYPOTHESIS_COLUMNS, header, rows,
-                                  "--hypothesis-col", where, False),
-        "label": pick_column(args.label_col, LABEL_COLUMNS, header, rows, "--label-col",
-                             where, False),
-        "id": pick_column(None, ID_COLUMNS, header, rows, "", where, False),
-    }
-    records, stats = transform_rows(rows, where, chosen, args.pairs, columns,
-                                    keep_inapplicable=args.keep_inapplicable)
-    if stats["bad"] and args.strict:
-        where_bad, problem = stats["bad"][0]
-        raise InputError(problem, where_bad)
-    lines = (json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    if args.output:
-        from .writers import write_file_atomically
-
-        write_file_atomically(Path(args.output), lines)
-    else:
-        from .writers import write_stdout
-
-        write_stdout(lines)
-    for where_bad, problem in stats["bad"][:20]:
-        print(f"warning: {where_bad}: {problem} (row skipped)", file=sys.stderr)
-    if len(stats["bad"]) > 20:
-        print(f"warning: ... {len(stats['bad']) - 20} more bad rows", file=sys.stderr)
-    if not args.quiet:
-        skipped = ", ".join(f"{k} {v}" for k, v in sorted(stats["inapplicable"].items()))
-        print(f"stress: {stats['rows']} rows, {stats['records']} records written; "
-              f"not applicable: {skipped or 'none'}"
-              + (" (written with applicable: false)" if args.keep_inapplicable else "")
-              + f"; bad rows: {len(stats['bad'])}", file=sys.stderr)
-        if stats["ambiguous"]:
-            print(f"stress: {stats['ambiguous']} records read a phrase before a relative "
-                  "clause as an argument of the main clause (rationale: ambiguous); "
-                  "--attachment low leaves them out", file=sys.stderr)
     return 0
 
 
@@ -790,7 +818,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "verify":
             return cmd_verify(args)
         if args.command == "stress":
-            return cmd_stress(args)
+            return cmd_stress(args, argv)
         raise UsageError(f"unknown command {args.command!r}", "gen")
     except NligenError as exc:
         where = exc.where or ("gen " + (argv[0] if argv else ""))

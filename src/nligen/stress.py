@@ -479,3 +479,153 @@ def _record(index: int, t: Transformation, pair: str, premise: str, hypothesis: 
     rec["rationale"] = {"rule": f"{rule}; label {'kept' if t.label == KEEP else t.label}",
                         "changes": changes}
     return rec
+
+
+# -- a transformed set: writing it, its manifest, checking it -------------------------------
+
+DATA_FILE = "all.jsonl"
+CITATION = ("Hitomi Yanaka and Koji Mineshima. 2022. Compositional Evaluation on Japanese "
+            "Textual Entailment and Similarity. Transactions of the Association for "
+            "Computational Linguistics 10. https://github.com/verypluming/JSICK")
+BIBTEX = """@article{yanaka-mineshima-2022-compositional,
+  title   = {Compositional Evaluation on {J}apanese Textual Entailment and Similarity},
+  author  = {Yanaka, Hitomi and Mineshima, Koji},
+  journal = {Transactions of the Association for Computational Linguistics},
+  volume  = {10},
+  year    = {2022}
+}"""
+
+
+@dataclass
+class StressSet:
+    """The records of one ``gen stress`` run and what its manifest says of them."""
+
+    records: list[dict]
+    stats: dict[str, Any]
+    manifest: dict[str, Any]
+
+    def iter_jsonl(self):
+        import json
+
+        return (json.dumps(r, ensure_ascii=False) + "\n" for r in self.records)
+
+    def write(self, path: str | Path | None = None, fmt: str = "jsonl") -> list[Path]:
+        """Write to stdout (path None), one JSONL file, or a folder (path ending in / or an
+        existing folder: all.jsonl + manifest.json + README.md)."""
+        import json
+
+        from .writers import (
+            is_dir_target,
+            write_file_atomically,
+            write_files_atomically,
+            write_stdout,
+        )
+
+        if fmt != "jsonl":
+            raise UsageError(f"unknown format {fmt!r} (known: jsonl)", "--format")
+        if path is None or str(path) == "-":
+            write_stdout(self.iter_jsonl())
+            return []
+        if not is_dir_target(path):
+            write_file_atomically(Path(path), self.iter_jsonl())
+            return [Path(path)]
+
+        def meta(digests: Mapping[str, str]) -> dict[str, str]:
+            from .card import stress_card
+
+            manifest = dict(self.manifest)
+            manifest["files"] = {DATA_FILE: {"records": len(self.records),
+                                             "sha256": digests[DATA_FILE]}}
+            return {"manifest.json": json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
+                    "README.md": stress_card(manifest, self.records)}
+
+        folder = Path(path)
+        digests = write_files_atomically(folder, {DATA_FILE: self.iter_jsonl()}, extra=meta)
+        return [folder / name for name in digests]
+
+
+def stress_manifest(command: str, where: str, raw: bytes, transformations:
+                    Sequence[Transformation], records: Sequence[dict], stats: Mapping[str, Any]
+                    ) -> dict[str, Any]:
+    """What a folder's manifest.json says: the command, the input's SHA-256, every
+    transformation file's, and the counts. No times or absolute paths: the same run gives
+    the same bytes."""
+    from . import __version__
+    from .data import templates_dir
+
+    shipped = Path(templates_dir("stress")).resolve()
+    counts: dict[str, dict[str, int]] = {}
+    for r in records:
+        key = f"{r['transform']}/{r['pair']}"
+        label = "not applicable" if not r["applicable"] else (
+            "no label" if r["label"] is None else str(r["label"]))
+        counts.setdefault(key, {})
+        counts[key][label] = counts[key].get(label, 0) + 1
+
+    def shown(path: Path) -> str:
+        return f"templates/stress/{path.name}" if path.resolve().parent == shipped else str(path)
+
+    return {
+        "nligen_version": __version__,
+        "family": "stress",
+        "command": command,
+        "input": {"path": where, "sha256": hashlib.sha256(raw).hexdigest(),
+                  "rows": stats["rows"], "bad_rows": len(stats["bad"])},
+        "transformations": {t.id: {"path": shown(t.path), "sha256": t.sha256,
+                                   "attachment": t.attachment} for t in transformations},
+        "counts": {k: dict(sorted(v.items())) for k, v in sorted(counts.items())},
+        "not_applicable": dict(sorted(stats["inapplicable"].items())),
+        "ambiguous": stats["ambiguous"],
+    }
+
+
+class StressChecker:
+    """Re-derives stress records: each must be what its transformation makes of its
+    ``premise_original`` (premise, label, slots, rationale: everything but id and source)."""
+
+    def __init__(self, transformations: Mapping[str, Transformation]):
+        from .lang import get_language
+
+        self.transformations = transformations
+        self._analysers: dict[tuple[str, str], Any] = {}
+
+        def analyser_for(language: str):
+            def make(attachment: str):
+                key = (language, attachment)
+                if key not in self._analysers:
+                    self._analysers[key] = get_language(language).clause_analyser(
+                        attachment=attachment)
+                return self._analysers[key]
+            return make
+
+        self._analyser_for = analyser_for
+
+    def check(self, record: Mapping[str, Any]) -> str | None:
+        t = self.transformations.get(record.get("transform"))
+        if t is None:
+            return f"unknown transformation {record.get('transform')!r}"
+        pair = record.get("pair")
+        if pair not in t.pairs:
+            return f"{t.id} has no pair {pair!r}"
+        original = record.get("premise_original")
+        if not isinstance(original, str) or not original:
+            return "no premise_original"
+        result = transform(t, pair, Readings(original, self._analyser_for(t.language)))
+        if result is None and record.get("applicable") is not False:
+            return f"{t.id}/{pair} does not apply to premise_original"
+        source = record.get("source") if isinstance(record.get("source"), dict) else {}
+        expected = _record(0, t, pair, original, record.get("hypothesis"),
+                           record.get("label_original"), source.get("id"),
+                           source.get("line", 0), result)
+        for key, value in expected.items():
+            if key in ("id", "source"):
+                continue
+            if record.get(key) != value:
+                return (f"{key} {_short(record.get(key))}, but {t.id}/{pair} of "
+                        f"premise_original gives {_short(value)}")
+        return None
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"

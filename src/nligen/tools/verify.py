@@ -61,7 +61,7 @@ class VerifyReport:
     folder: str
     command: str
     records: int = 0          # every record read (or regenerated) has its label checked
-    labels_source: str = "records"  # or "regenerated" (TSV files carry no slots)
+    labels_source: str = "records"  # "regenerated" (TSV files carry no slots) or "stress"
     findings: list[Finding] = field(default_factory=list)
     files: list[FileCheck] = field(default_factory=list)
     regeneration_error: str | None = None
@@ -102,11 +102,13 @@ class VerifyReport:
 
     def text(self) -> str:
         lines = [f"verify {self.folder} (`{self.command}`): {self.records} records"]
-        source = ("the records' slots" if self.labels_source == "records"
-                  else "the regenerated records' slots (TSV files carry no slots)")
+        source = {"records": "the records' slots and templates",
+                  "regenerated": "the regenerated records' slots (TSV files carry no slots) "
+                                 "and templates",
+                  "stress": "premise_original and the transformations"}[self.labels_source]
         bad = len(self.findings)
         lines.append(f"labels: {self.labels_checked - min(bad, self.labels_checked)}/"
-                     f"{self.labels_checked} re-derived from {source} and templates"
+                     f"{self.labels_checked} re-derived from {source}"
                      + (f"; {bad} mismatch{'es' if bad != 1 else ''}:" if bad else ""))
         for f in self.findings[:MAX_FINDINGS_SHOWN]:
             lines.append(f"  {f.line()}")
@@ -299,12 +301,19 @@ def verify(folder: str | Path) -> VerifyReport:
     folder = Path(folder)
     manifest = read_manifest(folder)
     command = manifest["command"]
-    report = VerifyReport(str(folder), command)
+    stress = manifest.get("family") == "stress"
+    report = VerifyReport(str(folder), command, labels_source="stress" if stress else "records")
     data_files = list(manifest["files"])
     jsonl = [n for n in data_files if n.endswith(".jsonl")]
     try:
-        template_set, lexicons = templates_of_command(command)
-        checker = RecordChecker(template_set, lexicons)
+        if stress:
+            from ..cli import transformations_of_command
+            from ..stress import StressChecker
+
+            checker = StressChecker(transformations_of_command(command))
+        else:
+            template_set, lexicons = templates_of_command(command)
+            checker = RecordChecker(template_set, lexicons)
     except NligenError as exc:
         hint = (" (relative paths in the command are read from the current folder)"
                 if command.split()[1:2] == ["run"] else "")
@@ -321,11 +330,15 @@ def verify(folder: str | Path) -> VerifyReport:
                 rid = record.get("id")
                 report.findings.append(Finding(f"{path}:{lineno}",
                                                rid if isinstance(rid, str) else None, why))
-    try:
-        dataset, fmt = dataset_from_command(command)
-    except NligenError as exc:
-        report.regeneration_error = str(exc)
-        dataset = None
+    dataset = None
+    unavailable = _stress_input_unavailable(manifest) if stress else None
+    if unavailable:
+        report.regeneration_error = unavailable
+    else:
+        try:
+            dataset, fmt = dataset_from_command(command)
+        except NligenError as exc:
+            report.regeneration_error = str(exc)
     if dataset is not None:
         if not jsonl:  # TSV: check the labels of the records the command makes
             report.labels_source = "regenerated"
@@ -349,13 +362,28 @@ def verify(folder: str | Path) -> VerifyReport:
     return report
 
 
+def _stress_input_unavailable(manifest: Mapping[str, Any]) -> str | None:
+    """Why a ``gen stress`` command cannot be run again here (None: it can)."""
+    given = manifest.get("input") if isinstance(manifest.get("input"), dict) else {}
+    path = given.get("path")
+    if not isinstance(path, str) or path == "<stdin>":
+        return "the input was read from stdin, so the command cannot be run again"
+    digest = _sha256(Path(path))
+    if digest is None:
+        return (f"input {path} not found (relative paths are read from the current "
+                "folder); records re-derived only")
+    if digest != given.get("sha256"):
+        return f"input {path} changed since generation (sha256 differs)"
+    return None
+
+
 def _manifest_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """What differs between the recorded manifest and a regenerated one, in words."""
     out = []
     if old.get("nligen_version") != new.get("nligen_version"):
         out.append(f"made by nligen {old.get('nligen_version')}, this is "
                    f"{new.get('nligen_version')}")
-    for key in ("templates", "lexicons"):
+    for key in ("templates", "lexicons", "transformations"):
         a, b = old.get(key) or {}, new.get(key) or {}
         for name in sorted(set(a) | set(b)):
             ha = a.get(name, {}).get("sha256") if isinstance(a.get(name), dict) else a.get(name)
