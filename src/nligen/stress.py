@@ -238,6 +238,24 @@ class Readings:
         return self._cache[attachment]
 
 
+class Analysers:
+    """Clause analysers per (language, attachment), each made once and reused."""
+
+    def __init__(self):
+        self._made: dict[tuple[str, str], Any] = {}
+
+    def of(self, language: str):
+        """attachment -> the language's analyser for it (what :class:`Readings` takes)."""
+        from .lang import get_language
+
+        def make(attachment: str):
+            if (language, attachment) not in self._made:
+                self._made[language, attachment] = get_language(language).clause_analyser(
+                    attachment=attachment)
+            return self._made[language, attachment]
+        return make
+
+
 def transform(t: Transformation, pair_name: str, readings: Readings) -> Result | None:
     """The transformation of a sentence under its preferred reading, else (``either``)
     under the high one; None when neither has the pair."""
@@ -384,18 +402,7 @@ def transform_rows(rows: Sequence[Row], where: str, transformations: Sequence[Tr
     """Records for every (row, transformation, pair) that applies, and the run's counts:
     rows, records, bad ([(where, problem)]), inapplicable {transform/pair: n}, ambiguous
     (records made under the high reading of an ambiguous attachment)."""
-    from .lang import get_language
-
-    analysers: dict[tuple[str, str], Any] = {}
-
-    def analyser_for(language: str):
-        def make(attachment: str):
-            if (language, attachment) not in analysers:
-                analysers[language, attachment] = \
-                    get_language(language).clause_analyser(attachment=attachment)
-            return analysers[language, attachment]
-        return make
-
+    analysers = Analysers()
     records: list[dict] = []
     stats: dict[str, Any] = {"rows": len(rows), "bad": [], "inapplicable": {}, "ambiguous": 0}
     for row in rows:
@@ -417,7 +424,7 @@ def transform_rows(rows: Sequence[Row], where: str, transformations: Sequence[Tr
         readings: dict[str, Readings] = {}  # per language, shared by the transformations
         for t in transformations:
             if t.language not in readings:
-                readings[t.language] = Readings(premise, analyser_for(t.language))
+                readings[t.language] = Readings(premise, analysers.of(t.language))
             for pair in (pair_names or list(t.pairs)):
                 if pair not in t.pairs:
                     continue
@@ -584,21 +591,8 @@ class StressChecker:
     ``premise_original`` (premise, label, slots, rationale: everything but id and source)."""
 
     def __init__(self, transformations: Mapping[str, Transformation]):
-        from .lang import get_language
-
         self.transformations = transformations
-        self._analysers: dict[tuple[str, str], Any] = {}
-
-        def analyser_for(language: str):
-            def make(attachment: str):
-                key = (language, attachment)
-                if key not in self._analysers:
-                    self._analysers[key] = get_language(language).clause_analyser(
-                        attachment=attachment)
-                return self._analysers[key]
-            return make
-
-        self._analyser_for = analyser_for
+        self._analysers = Analysers()
 
     def check(self, record: Mapping[str, Any]) -> str | None:
         t = self.transformations.get(record.get("transform"))
@@ -610,7 +604,7 @@ class StressChecker:
         original = record.get("premise_original")
         if not isinstance(original, str) or not original:
             return "no premise_original"
-        result = transform(t, pair, Readings(original, self._analyser_for(t.language)))
+        result = transform(t, pair, Readings(original, self._analysers.of(t.language)))
         if result is None and record.get("applicable") is not False:
             return f"{t.id}/{pair} does not apply to premise_original"
         source = record.get("source") if isinstance(record.get("source"), dict) else {}
