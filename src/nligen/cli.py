@@ -250,7 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "also try it as the main clause's, as the JSICK data does, and say so "
                         "in the record (--attachment low turns this off). Transformations are YAML "
                         "(templates/stress/); add your own with --transformations DIR. Input: "
-                        "TSV with a header, or JSONL (FILE or stdin). Output: JSONL records. "
+                        "TSV with a header, or JSONL (FILE or stdin). Output: JSONL records; "
+                        "-o DIR/ adds manifest.json and a dataset card, and gen verify DIR "
+                        "checks such a folder. "
                         "Rows where nothing applies are skipped and counted on stderr; bad "
                         "rows are reported (file:line) and skipped unless --strict.")
     sx.add_argument("file", nargs="?", default=None, metavar="FILE")
