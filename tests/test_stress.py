@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from nligen.data import templates_dir
 from nligen.errors import TemplateError
 from nligen.stress import (
+    Analysers,
     Readings,
     apply,
     load_transformation,
@@ -47,13 +48,12 @@ def sample_rows():
 
 @pytest.fixture(scope="module")
 def analysers():
-    from nligen.lang.ja.chunker import Chunker
-
-    return {attachment: Chunker(attachment=attachment) for attachment in ("low", "high")}
+    """attachment -> the Japanese clause analyser, each made once."""
+    return Analysers().of("ja")
 
 
 def readings(analysers, text: str) -> Readings:
-    return Readings(text, analysers.__getitem__)
+    return Readings(text, analysers)
 
 
 def test_sample_reproduction_per_cell(transformations, analysers, sample_rows):
@@ -96,8 +96,8 @@ def test_transformation_properties(transformations, analysers, data):
     sentence = data.draw(st.sampled_from(_originals()))
     pair = data.draw(st.sampled_from(["ga-o", "ga-ni", "ga-de"]))
     attachment = data.draw(st.sampled_from(["low", "high"]))
-    analysis = analysers[attachment].analyse(sentence)
-    chunker = analysers["low"]
+    analysis = analysers(attachment).analyse(sentence)
+    chunker = analysers("low")
     scrambled = apply(transformations["scramble"], pair, analysis)
     swapped = apply(transformations["swap"], pair, analysis)
     deleted = apply(transformations["delete"], pair, analysis)
@@ -138,7 +138,7 @@ def test_transformation_properties(transformations, analysers, data):
     verb_end = deleted.text.rindex(verb) + len(verb)
     assert again is not None and again.end == verb_end
     # deterministic
-    assert apply(transformations["swap"], pair, analysers[attachment].analyse(sentence)) \
+    assert apply(transformations["swap"], pair, analysers(attachment).analyse(sentence)) \
         == swapped
 
 

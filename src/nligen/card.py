@@ -75,6 +75,12 @@ def front_matter(ds: Dataset, manifest: Mapping[str, Any], fmt_ext: str) -> list
     return lines
 
 
+def _ordered(labels) -> list[str]:
+    """Labels in the usual order (entailment, neutral, contradiction), others after."""
+    known = ["entailment", "neutral", "contradiction", "non-entailment"]
+    return sorted(set(labels), key=lambda y: (known + [y]).index(y))
+
+
 def _label_table(header: str, rows: Mapping[str, Counter], labels: Sequence[str]) -> list[str]:
     out = [f"| {header} | " + " | ".join(labels) + " | total |",
            "|---|" + "---|" * (len(labels) + 1)]
@@ -192,9 +198,7 @@ def _loading(manifest: Mapping[str, Any], ext: str) -> list[str]:
 
 def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -> str:
     fam = ds.family_info
-    labels = sorted({lab for c in manifest["totals"].values() for lab in c},
-                    key=lambda y: (["entailment", "neutral", "contradiction",
-                                    "non-entailment"] + [y]).index(y))
+    labels = _ordered(lab for c in manifest["totals"].values() for lab in c)
     title = fam.get("title") or f"{ds.family} challenge set"
     lines = front_matter(ds, manifest, ext)
     lines += ["", f"# {title}", "",
@@ -270,9 +274,7 @@ def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]
              "particles and delete drops them, both setting the label the transformation "
              "declares (the input's label stays in `label_original`).", "",
              "## Contents", ""]
-    labels = sorted({str(r["label"]) for r in records if r.get("applicable", True)},
-                    key=lambda y: (["entailment", "neutral", "contradiction",
-                                    "non-entailment"] + [y]).index(y))
+    labels = _ordered(str(r["label"]) for r in records if r.get("applicable", True))
     rows = {key: Counter(v) for key, v in manifest["counts"].items()}
     lines += _label_table("transform/pair", rows, labels + (
         ["not applicable"] if any("not applicable" in c for c in rows.values()) else []))

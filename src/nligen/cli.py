@@ -227,7 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "label rule decides the label afresh); TSV files carry no slots, so "
                         "the regenerated records are checked and tied to the file byte for "
                         "byte. Reproduction: the command in manifest.json is run again and "
-                        "every file must be byte-identical. Exit 0 when both hold, 1 when "
+                        "every file must be byte-identical. A gen stress folder: every "
+                        "record must be what its transformation makes of premise_original, "
+                        "and the command is run again when its input file is present and "
+                        "unchanged. Exit 0 when both hold, 1 when "
                         "either fails (the failing records and files are named), 2 on "
                         "unreadable input.")
     vf.add_argument("path", metavar="DIR")
@@ -492,8 +495,21 @@ def cmd_run(args, argv) -> int:
     return 0
 
 
-def _stress_dataset(args, argv):
+def _stress_transformations(args) -> dict:
+    """{id: Transformation}: the shipped ones and those of --transformations, with
+    --attachment applied."""
+    from dataclasses import replace
+
     from .data import templates_dir
+    from .stress import load_transformations
+
+    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
+    if args.attachment:
+        known = {k: replace(t, attachment=args.attachment) for k, t in known.items()}
+    return known
+
+
+def _stress_dataset(args, argv):
     from .errors import InputError
     from .stress import (
         HYPOTHESIS_COLUMNS,
@@ -501,14 +517,13 @@ def _stress_dataset(args, argv):
         LABEL_COLUMNS,
         PREMISE_COLUMNS,
         StressSet,
-        load_transformations,
         pick_column,
         read_rows,
         stress_manifest,
         transform_rows,
     )
 
-    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
+    known = _stress_transformations(args)
     order = [t for t in ("scramble", "swap", "delete") if t in known] + sorted(
         t for t in known if t not in ("scramble", "swap", "delete"))
     for name in args.transforms or []:
@@ -516,10 +531,6 @@ def _stress_dataset(args, argv):
             raise UsageError(f"unknown transformation {name!r} (known: {', '.join(order)})",
                              "--transform")
     chosen = [known[t] for t in order if not args.transforms or t in args.transforms]
-    if args.attachment:
-        from dataclasses import replace
-
-        chosen = [replace(t, attachment=args.attachment) for t in chosen]
     pair_names = sorted({p for t in chosen for p in t.pairs})
     for pair in args.pairs or []:
         if pair not in pair_names:
@@ -614,16 +625,8 @@ def templates_of_command(command: str):
 
 def transformations_of_command(command: str) -> dict:
     """{id: Transformation} a ``gen stress`` command may use (its --attachment applied)."""
-    from dataclasses import replace
-
-    from .data import templates_dir
-    from .stress import load_transformations
-
     args, _ = parse_command(command)
-    known = load_transformations([templates_dir("stress"), *(args.transformations or [])])
-    if args.attachment:
-        known = {k: replace(t, attachment=args.attachment) for k, t in known.items()}
-    return known
+    return _stress_transformations(args)
 
 
 def cmd_validate(args) -> int:
