@@ -114,8 +114,9 @@ def test_reviewed_sample_is_current_and_mostly_natural(repo):
 
 
 def test_tuple_blocklist_entries_are_live_and_excluded():
-    """Every rejected tuple names a curated verb and a tuple the corpus gives it (so a stale
-    entry is noticed), and no predicate slot ever offers it."""
+    """Every rejected tuple names a verb of the curated classes (usable, or rejected as a
+    whole since) and, for a usable verb, a tuple the corpus gives it (so a stale entry is
+    noticed) that no predicate slot ever offers."""
     from nligen.data import lexicons_dir
     from nligen.lang.ja.lexicon import MIN_NOUN_FREQUENCY, JaLexicon, tuple_key
     from nligen.lexicon import LexiconSet
@@ -125,7 +126,11 @@ def test_tuple_blocklist_entries_are_live_and_excluded():
     assert blocklist.meta.get("source") and blocklist.meta.get("license")
     lex = JaLexicon.load(lexicons)
     assert len(blocklist.entries) > 100
+    classified = {c["lemma"]: c for c in lexicons.get("ja/curated/verb_classes").entries}
     for e in blocklist.entries:
+        assert e["lemma"] in classified, e
+        if not classified[e["lemma"]].get("usable", True):
+            continue
         verb = lex.by_lemma[e["lemma"]]
         assert verb.classes, e
         key = tuple_key(e["args"])

@@ -165,6 +165,10 @@ def _audit(problems: list) -> list[str]:
                 lines.append(f"| {a['token']} | {a['label']} | {a['n']:,} | {a['count']:,} | "
                              f"{a['count'] / a['n']:.3f} |")
             lines.append("")
+    from .tools.diversity import markdown as diversity_markdown
+
+    lines += ["**Diversity** (the same words and clauses over and over invite lexical "
+              "shortcuts):", "", *diversity_markdown(result["diversity"])]
     lines += [f"**Hypothesis-only baseline** ({h['model']}, {h['folds']}-fold): "
               f"{100 * h['accuracy']:.1f} % against {100 * h['majority']:.1f} % for the "
               f"majority class (chance {100 * h['chance']:.1f} %).", ""]

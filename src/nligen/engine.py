@@ -123,9 +123,14 @@ class Variant:
             opts = self.options(slot, chosen)
             if not opts:
                 return None
+            groups = _groups(opts)
             peers = [chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen]
             for _ in range(DISTINCT_TRIES):
-                value = opts[rng.randbelow(len(opts))]
+                if groups is not None:  # a group first (evenly), then one of its options
+                    members = groups[rng.randbelow(len(groups))]
+                    value = members[rng.randbelow(len(members))]
+                else:
+                    value = opts[rng.randbelow(len(opts))]
                 if value._identity not in peers:
                     break
             else:
@@ -256,14 +261,23 @@ def _check_n(n: int) -> None:
 class FillingWalker:
     """Every filling of a variant as a point of a mixed-radix index space, visited in the
     order of a keyed permutation. Groups of dependent slots are listed as tuples; the
-    ``distinct`` constraints between groups are checked when an index is decoded."""
+    ``distinct`` constraints between groups are checked when an index is decoded.
+
+    When one slot's options are grouped (a verb's argument tuples, see SlotValue), that
+    slot is walked evenly instead: its options are dealt in rounds (one option of every
+    group, in a seeded group order, then a second one of every group that has one, ...),
+    position p takes the option of rank p mod R, and the other slots a keyed permutation
+    of the rest, shifted by the rank. This is still a bijection on the whole index space,
+    and any R consecutive positions use every option once: in a prefix of the walk each
+    group appears about equally often, whatever its number of options."""
 
     def __init__(self, variant: Variant, groups: list[tuple[list[str], list[tuple]]],
-                 permutation: StablePermutation):
+                 permutation: StablePermutation, even: int | None = None):
         self.variant = variant
         self.groups = groups
         self.permutation = permutation
-        self.size = permutation.size
+        self.size = permutation.size * (len(groups[even][1]) if even is not None else 1)
+        self.even = even  # index of the group walked evenly (its rows dealt in rounds)
         self.checks = [(a, b) for a in variant.order for b in variant.distinct_peers[a]
                        if variant.order.index(a) < variant.order.index(b)]
 
@@ -271,9 +285,16 @@ class FillingWalker:
     def build(cls, variant: Variant, seed: Any) -> "FillingWalker | None":
         groups = []
         size = 1
+        even = None
         for members in variant._dependency_groups():
             if len(members) == 1:
-                rows = [(o,) for o in variant.options(members[0])]
+                options = variant.options(members[0])
+                if even is None and _groups(options) is not None:
+                    even = len(groups)
+                    options = _deal_in_rounds(
+                        options, StableRng(seed, variant.side, variant.template.id,
+                                           variant.name, "rounds"))
+                rows = [(o,) for o in options]
             else:
                 rows = []
                 for filling in _walk_group(variant, members):
@@ -284,20 +305,53 @@ class FillingWalker:
             size *= len(rows)
         if size == 0:
             return None
-        return cls(variant, groups, StablePermutation(size, seed, variant.side,
-                                                      variant.template.id, variant.name))
+        rest = size // len(groups[even][1]) if even is not None else size
+        return cls(variant, groups, StablePermutation(rest, seed, variant.side,
+                                                      variant.template.id, variant.name), even)
 
     def filling(self, position: int) -> dict[str, SlotValue] | None:
         """The filling at this position of the walk, or None if it breaks ``distinct``."""
-        index = self.permutation[position]
         out: dict[str, SlotValue] = {}
-        for members, rows in reversed(self.groups):
+        if self.even is None:
+            index = self.permutation[position]
+        else:
+            members, rows = self.groups[self.even]
+            rank, turn = position % len(rows), position // len(rows)
+            out.update(zip(members, rows[rank]))
+            index = self.permutation[(turn + rank) % self.permutation.size]
+        for g in reversed(range(len(self.groups))):
+            if g == self.even:
+                continue
+            members, rows = self.groups[g]
             index, i = divmod(index, len(rows))
             out.update(zip(members, rows[i]))
         for a, b in self.checks:
             if out[a]._identity == out[b]._identity:
                 return None
         return {s: out[s] for s in self.variant.order}
+
+
+def _groups(options: Sequence[SlotValue]) -> list[list[SlotValue]] | None:
+    """The options by group, in order of first appearance; None when they are not grouped."""
+    if not options or options[0]._group is None:
+        return None
+    by_group: dict[str, list[SlotValue]] = {}
+    for o in options:
+        by_group.setdefault(o._group if o._group is not None else o._key, []).append(o)
+    return list(by_group.values())
+
+
+def _deal_in_rounds(options: Sequence[SlotValue], rng: StableRng) -> list[SlotValue]:
+    """Options reordered in rounds: one member of each group (groups in a seeded order,
+    members in a seeded order within their group), then a second member of each, ..."""
+    groups = [list(g) for g in _groups(options) or [[o] for o in options]]
+    rng.shuffle(groups)
+    for g in groups:
+        rng.shuffle(g)
+    out: list[SlotValue] = []
+    for r in range(max(len(g) for g in groups)):
+        out.extend(g[r] for g in groups if r < len(g))
+    return out
 
 
 def _walk_group(variant: Variant, members: list[str]) -> Iterator[dict[str, SlotValue]]:

@@ -7,7 +7,10 @@ sampling is then an index into a list. Each option is a :class:`SlotValue`:
   ``slot.age`` in conditions),
 * an ``identity`` (what ``distinct:`` compares: two slots may not share it),
 * its content ``lemmas`` (what lexical splits partition and lemma checks count),
-* a unique ``key`` (what dedup and split-leak checks compare).
+* a unique ``key`` (what dedup and split-leak checks compare),
+* optionally a ``group``: options of one group are alternatives of one choice (a verb's
+  argument tuples). The engine draws groups evenly, then a member, so that a group with
+  many options (a verb seen with many objects) does not crowd out the others.
 
 Templates cannot see the underscore attributes (the sandbox forbids them); they see
 the text and the fields.
@@ -31,11 +34,11 @@ MAX_RANGE = 100_000
 
 class SlotValue:
     __slots__ = ("_slot_name", "_text", "_fields", "_identity", "_lemmas", "_key", "_scalar",
-                 "_provenance", "_provenance_json", "_pattern")
+                 "_provenance", "_provenance_json", "_pattern", "_group")
 
     def __init__(self, slot: str, text: str, fields: Mapping[str, Any] | None = None,
                  identity: str | None = None, lemmas: tuple[str, ...] = (),
-                 key: str | None = None, scalar: Any = None):
+                 key: str | None = None, scalar: Any = None, group: str | None = None):
         self._slot_name = slot
         self._text = text
         self._fields = dict(fields or {})
@@ -48,6 +51,7 @@ class SlotValue:
         # What this value looks like at the surface, where that differs from the variant
         # axis it was drawn for (a pronoun stands for several noun-phrase types).
         self._pattern: str | None = None
+        self._group = group
 
     def __str__(self) -> str:
         return self._text

@@ -110,7 +110,10 @@ class TimePointValue(SlotValue):
 def point_value(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
                 text: str) -> TimePointValue:
     key = f"{fmt}:{start.isoformat()}"
-    return TimePointValue(slot, text, {"start": start, "end": end, "format": fmt},
+    # grain: the finest unit the text shows (2010年3月5日 -> day), for requires such as
+    # ``tp_1.grain in V.grains``
+    return TimePointValue(slot, text, {"start": start, "end": end, "format": fmt,
+                                       "grain": FORMATS[fmt][-1]},
                           identity=key, key=key,
                           scalar=ntime.TimeSpan(start, end))
 

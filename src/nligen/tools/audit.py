@@ -1,5 +1,5 @@
 """Audit a generated NLI set (``gen audit``): token–label artifacts, a hypothesis-only
-baseline, split hygiene and label distributions.
+baseline, split hygiene, lexical diversity and label distributions.
 
 * **Artifacts** follow Gardner et al. (2021) as Jamp applies them (Sugimoto et al. 2023,
   section 3.3.1 and appendix D): the premise and the hypothesis of each problem are
@@ -19,6 +19,8 @@ baseline, split hygiene and label distributions.
   ``start``/``end``, or with a ``unit``: time points, intervals, units), its ``lemma``
   (with a predicate's case arguments, Jamp's ``wo``/``ni``/``no``), else its ``name`` /
   ``value`` / ``text``; the filling is the tuple of (slot, value) over those slots.
+* **Diversity** (diversity.py): distinct content lemmas, type/token ratio, and the share
+  of problems using the most frequent clause, verb and noun.
 * **Labels**: counts per label overall, per split and per template, fragment,
   subfragment, pattern, set, hypothesis type, time format and time span (the fields the
   records have).
@@ -42,6 +44,8 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from .evaluate import json_object
+from .diversity import content_units, diversity
+from .diversity import markdown as diversity_markdown
 
 ALPHA = 0.01
 FOLDS = 5
@@ -74,6 +78,7 @@ class Problem:
     seen: bool | None = None
     fields: Mapping[str, str] = field(default_factory=dict)  # the LABEL_FIELDS it has
     filling: tuple | None = None
+    units: tuple = (None, frozenset(), frozenset())  # (clause, verbs, nouns): diversity.py
 
     @property
     def where(self) -> str:
@@ -175,7 +180,7 @@ def problem_from_record(record: Mapping[str, Any], file: str, line: int,
         seen if isinstance(seen, bool) else None,
         {k: str(record[k]) for k in LABEL_FIELDS
          if isinstance(record.get(k), (str, int, float, bool))},
-        filling(record))
+        filling(record), content_units(record))
 
 
 # -- tokens --------------------------------------------------------------------------------
@@ -520,6 +525,8 @@ def audit_problems(problems: Sequence[Problem], alpha: float = ALPHA,
             for name, ps in groups.items()}
     result.update(split_hygiene(groups))
     result["labels"] = label_distributions(problems, groups, labels)
+    result["diversity"] = diversity([(p.premise, p.hypothesis) for p in problems],
+                                    [p.units for p in problems])
     result["token_counts"] = token_counts
     return result
 
@@ -617,6 +624,8 @@ def markdown_report(result: Mapping[str, Any], max_artifacts: int = 50) -> str:
         out += _table(["split", "seen", "unseen", "without flag"],
                       [(name, s["seen"], s["unseen"], s["without_flag"])
                        for name, s in result["seen"].items()]) + [""]
+
+    out += ["## Diversity", "", *diversity_markdown(result["diversity"])]
 
     lab = result["labels"]
     labels = lab["labels"]

@@ -1,9 +1,13 @@
-"""``gen lexicon build-ja``: the Japanese case-frame lexicon from KNP corpora.
+"""``gen lexicon build-ja``: the Japanese case-frame lexicon from KNP corpora and raw text.
 
 Reads the corpora (default: the Kyoto University Wikipedia Annotated Corpus and Web
-Document Leads Corpus in ../shared/corpora), extracts case frames (caseframes.py), keeps
-verbs UniDic can conjugate and that pass the thresholds, and writes
-``lexicons/ja/caseframes.json`` with provenance. The same inputs give the same bytes.
+Document Leads Corpus, with gold predicate-argument relations, and JGLUE's caption,
+Wikipedia and commonsense-question sentences as raw text, all in ../shared/corpora),
+extracts case frames (caseframes.py for KNP, rawtext.py for raw text), keeps verbs UniDic
+can conjugate and that pass the thresholds, and writes ``lexicons/ja/caseframes.json``
+with provenance: every verb, filler and tuple carries its evidence, the count per source,
+and the metadata says which sources are gold and which parsed. The same inputs give the
+same bytes, offline.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any, Iterable
 from ...errors import LexiconError
 from .caseframes import CASES, extract
 from .conjugation import ConjugationError, analyse_lemma
+from .corpusfiles import read_files
+from .rawtext import RAW_SUFFIXES, extract_raw
 
 BUILD_COMMAND = "gen lexicon build-ja"
 MIN_VERB_COUNT = 3
@@ -29,11 +35,42 @@ EXCLUDED_VERBS = {
 
 def default_corpora(repo: Path) -> list[Path]:
     shared = repo.parent / "shared" / "corpora"
-    return [shared / "wac-knp.tar.gz", shared / "kwdlc-knp.tar.gz"]
+    return [shared / "wac-knp.tar.gz", shared / "kwdlc-knp.tar.gz", shared / "jglue-v1.3.tar.gz"]
 
 
-def _sorted_counts(counter) -> list[list[Any]]:
-    return [[k, v] for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+def _sorted_counts(counter, evidence=None) -> list[list[Any]]:
+    """[[key, count], ...] by falling count; with ``evidence`` (key -> Counter of sources)
+    each row also holds its sources: [key, count, {source: count}]."""
+    rows = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+    if evidence is None:
+        return [[k, v] for k, v in rows]
+    return [[k, v, dict(sorted(evidence[k].items()))] for k, v in rows]
+
+
+def load_person_nouns(lexicon_dir: Path) -> frozenset[str]:
+    """Nouns with the feature ``person`` in ja/curated/noun_features.yaml (if shipped): a
+    raw-text ガ phrase headed by one is evidence of a human agent."""
+    from ...datafiles import load_yaml
+
+    path = lexicon_dir / "ja" / "curated" / "noun_features.yaml"
+    if not path.is_file():
+        return frozenset()
+    data = load_yaml(path.read_text(encoding="utf-8"), str(path), LexiconError)
+    return frozenset(e["noun"] for e in data.get("entries", [])
+                     if "person" in (e.get("features") or []))
+
+
+def corpus_sources(corpora: Iterable[Path]) -> dict[str, dict[str, str]]:
+    """source name -> how its tuples were found (gold KNP relations or parsed raw text)
+    and the file it came from."""
+    out: dict[str, dict[str, str]] = {}
+    problems: list = []
+    for source, name, _raw in read_files(corpora, problems, (".knp", *RAW_SUFFIXES)):
+        analysis = "gold (KNP <rel> tags)" if name.endswith(".knp") else \
+            "parsed (nligen chunker)"
+        out.setdefault(source, {"file": name.split(":", 1)[0].rsplit("/", 1)[-1],
+                                "analysis": analysis})
+    return dict(sorted(out.items()))
 
 
 def load_blocklist(lexicon_dir: Path) -> frozenset[str]:
@@ -48,8 +85,11 @@ def load_blocklist(lexicon_dir: Path) -> frozenset[str]:
 
 
 def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset(),
-                  no_pairs: Counter | None = None) -> tuple[list[dict], dict, list]:
+                  no_pairs: Counter | None = None, person_nouns: frozenset[str] = frozenset()
+                  ) -> tuple[list[dict], dict, list]:
+    corpora = list(corpora)
     frames, stats, problems = extract(corpora, blocklist, no_pairs)
+    extract_raw(corpora, frames, stats, problems, blocklist, person_nouns)
     entries = []
     skipped: dict[str, int] = {"rare": 0, "excluded": 0, "not conjugable": 0, "no nouns": 0}
     for lemma in sorted(frames):
@@ -68,17 +108,22 @@ def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset
         if not counts.tuples:
             skipped["no nouns"] += 1
             continue
+        sources: Counter = Counter()
+        for by_source in counts.tuple_sources.values():
+            sources.update(by_source)
         entries.append({
             "lemma": lemma,
             "count": counts.count,
             "ctype": info.ctype,
             "frames": [[list(cases), n] for cases, n in
                        sorted(counts.frames.items(), key=lambda kv: (-kv[1], kv[0]))],
-            "slots": {case: {"nouns": _sorted_counts(counts.nouns[case]),
+            "slots": {case: {"nouns": [[noun, n, dict(sorted(
+                                 counts.noun_sources[(case, noun)].items()))]
+                                 for noun, n in _sorted_counts(counts.nouns[case])],
                              "person": counts.person.get(case, 0)}
                       for case in CASES if counts.nouns.get(case) or counts.person.get(case)},
-            "tuples": [[{c: n for c, n in t}, k] for t, k in
-                       sorted(counts.tuples.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "tuples": [[{c: n for c, n in t}, k, dict(sorted(counts.tuple_sources[t].items()))]
+                       for t, k in sorted(counts.tuples.items(), key=lambda kv: (-kv[1], kv[0]))],
         })
     return entries, {"stats": dict(sorted(stats.items())), "skipped": skipped}, problems
 
@@ -93,20 +138,29 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
     blocklist_path = lexicon_dir / "ja" / "curated" / "filler_blocklist.yaml"
     blocklist = load_blocklist(lexicon_dir) if blocklist_path.is_file() else frozenset()
     no_pairs: Counter = Counter()
-    entries, info, problems = build_entries(corpora, blocklist, no_pairs)
+    person_nouns = load_person_nouns(lexicon_dir)
+    features_path = lexicon_dir / "ja" / "curated" / "noun_features.yaml"
+    entries, info, problems = build_entries(corpora, blocklist, no_pairs, person_nouns)
     no_entries = _no_modifier_entries(no_pairs)
     meta = {
         "description": "Japanese verbs with their case frames, slot fillers and observed "
-                       "argument tuples, extracted from gold predicate-argument annotations.",
+                       "argument tuples, extracted from gold predicate-argument annotations "
+                       "and from parsed raw text. Every filler and tuple is [value, count, "
+                       "{source: count}]; 'sources' says how each source was analysed.",
         "source": "Kyoto University Wikipedia Annotated Corpus and Kyoto University Web "
                   "Document Leads Corpus (KNP format, gold <rel> tags), read with pyknp; "
-                  "conjugation types from UniDic (unidic-lite).",
+                  "JGLUE v1.3 (Kurihara et al. 2022: JSTS and JNLI captions, JSQuAD "
+                  "Wikipedia paragraphs, JCommonsenseQA questions), parsed with the nligen "
+                  "chunker; conjugation types from UniDic (unidic-lite).",
         "license": "CC BY-SA 4.0",
         "rebuild": BUILD_COMMAND,
+        "sources": corpus_sources(corpora),
         "inputs": {**{c.name: hashlib.sha256(c.read_bytes()).hexdigest() if c.is_file()
                       else "folder" for c in corpora},
                    "filler_blocklist": hashlib.sha256(blocklist_path.read_bytes()).hexdigest()
-                   if blocklist_path.is_file() else None},
+                   if blocklist_path.is_file() else None,
+                   "noun_features": hashlib.sha256(features_path.read_bytes()).hexdigest()
+                   if features_path.is_file() else None},
         "thresholds": {"min_verb_count": MIN_VERB_COUNT, "cases": list(CASES),
                        "filler_blocklist": "lexicons/ja/curated/filler_blocklist.yaml",
                        "excluded_verbs": sorted(EXCLUDED_VERBS)},

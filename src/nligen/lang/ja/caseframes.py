@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from .corpusfiles import Problem, read_files
+
 # Argument cases kept for frames (surface case particles of the verb).
 CASES = ("ガ", "ヲ", "ニ", "デ", "ト", "カラ", "ヘ", "ヨリ", "マデ")
 # Every rel type of the Kyoto University annotation scheme met in the corpora: others are
@@ -47,15 +49,6 @@ PRONOUNS = {"私", "わたし", "僕", "ぼく", "俺", "おれ", "あなた", "
 RELATIONAL_ENDINGS = ("以外", "以上", "以下", "全般", "自体", "同士", "ごと", "毎", "別", "側")
 KEPT_NOUN_CLASSES = {"普通名詞", "サ変名詞"}
 PROPER_NOUN_CLASSES = {"固有名詞", "人名", "地名", "組織名"}
-
-
-@dataclass
-class Problem:
-    where: str  # file:line
-    what: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.what}"
 
 
 @dataclass
@@ -88,36 +81,30 @@ class FrameCounts:
     nouns: dict = field(default_factory=lambda: defaultdict(Counter))  # case -> noun -> n
     person: Counter = field(default_factory=Counter)        # case -> n (person fillers)
     tuples: Counter = field(default_factory=Counter)        # tuple((case, noun)...) -> n
+    # evidence: which source (corpus) each tuple and each (case, noun) filler came from
+    tuple_sources: dict = field(default_factory=lambda: defaultdict(Counter))
+    noun_sources: dict = field(default_factory=lambda: defaultdict(Counter))
+
+    def add(self, source: str, cases_present: Iterable[str], filled: dict[str, str]) -> None:
+        """One clause of the predicate: the cases it has, and the nouns filling some."""
+        self.count += 1
+        present = set(cases_present) | set(filled)
+        if present:
+            self.frames[tuple(c for c in CASES if c in present)] += 1
+        for case, word in filled.items():
+            self.nouns[case][word] += 1
+            self.noun_sources[(case, word)][source] += 1
+        if filled:
+            key = tuple((c, filled[c]) for c in CASES if c in filled)
+            self.tuples[key] += 1
+            self.tuple_sources[key][source] += 1
 
 
 def read_documents(paths: Iterable[str | Path], problems: list[Problem]
                    ) -> Iterator[tuple[str, list[Sentence]]]:
-    """(name, sentences) for every .knp document in files, folders or .tar.gz archives,
-    in sorted order (the same output on every machine)."""
-    for path in sorted(Path(p) for p in paths):
-        if path.is_dir():
-            for f in sorted(path.rglob("*.knp")):
-                yield from _document(str(f), f.read_bytes(), problems)
-        elif path.name.endswith((".tar.gz", ".tgz", ".tar")):
-            # Read members in archive order (seeking back in a gzip stream re-reads it from
-            # the start), then visit them sorted by name.
-            documents: list[tuple[str, bytes]] = []
-            try:
-                with tarfile.open(path, "r:*") as tar:
-                    for m in tar:
-                        if m.isfile() and m.name.endswith(".knp"):
-                            fh = tar.extractfile(m)
-                            if fh is not None:
-                                documents.append((m.name, fh.read()))
-            except (tarfile.TarError, OSError, EOFError) as exc:
-                problems.append(Problem(str(path), f"unreadable archive ({exc}); read "
-                                                   f"{len(documents)} documents before"))
-            for member, raw in sorted(documents):
-                yield from _document(f"{path.name}:{member}", raw, problems)
-        elif path.is_file():
-            yield from _document(str(path), path.read_bytes(), problems)
-        else:
-            problems.append(Problem(str(path), "no such file or folder"))
+    """(name, sentences) for every .knp document in files, folders or .tar.gz archives."""
+    for _source, name, raw in read_files(paths, problems, (".knp",)):
+        yield from _document(name, raw, problems)
 
 
 def _document(name: str, raw: bytes, problems: list[Problem]) -> Iterator[tuple[str, list[Sentence]]]:
@@ -267,56 +254,57 @@ def _content_noun(tags: list[Tag], index: int, blocklist: frozenset[str],
 def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset(),
             no_pairs: Counter | None = None
             ) -> tuple[dict[str, FrameCounts], Counter, list[Problem]]:
-    """Case frames of every predicate in the corpora; also noun-class statistics.
-    Nouns in ``blocklist`` (formal, vague, offensive...) never count as fillers. When
-    ``no_pairs`` is given, it collects (head noun, ノ-modifier noun) pairs: 駅の前 ..."""
+    """Case frames of every predicate in the KNP documents of ``paths``; also noun-class
+    statistics. Nouns in ``blocklist`` (formal, vague, offensive...) never count as
+    fillers. When ``no_pairs`` is given, it collects (head noun, ノ-modifier noun) pairs:
+    駅の前 ... Raw text is read by rawtext.extract_raw into the same frames."""
     problems: list[Problem] = []
     frames: dict[str, FrameCounts] = defaultdict(FrameCounts)
     stats: Counter = Counter()
-    for _name, sentences in read_documents(paths, problems):
-        by_sid = {s.sid: s for s in sentences}
-        for sentence in sentences:
-            stats["sentences"] += 1
-            for tag in sentence.tags:
-                if not tag.rels:
-                    continue
-                lemma = predicate_lemma(tag)
-                if lemma is None:
-                    if no_pairs is not None:
-                        _collect_no(sentence, by_sid, tag, blocklist, stats, no_pairs)
-                    continue
-                filled: dict[str, str] = {}
-                cases_present: set[str] = set()
-                counts = frames[lemma]
-                for rtype, target, rsid, rid, _line in tag.rels:
-                    if rtype not in CASES:
-                        continue
-                    cases_present.add(rtype)
-                    if rsid is None:  # exophora: not a noun
-                        if target.rstrip("0123456789０１２３４５６７８９") in PERSON_EXOPHORA:
-                            counts.person[rtype] += 1
-                        stats["exophora"] += 1
-                        continue
-                    ref = by_sid.get(rsid)
-                    if ref is None or rid is None or rid >= len(ref.tags):
-                        stats["unresolved"] += 1
-                        continue
-                    word_cls = _content_noun(ref.tags, rid, blocklist, stats)
-                    if word_cls is None:
-                        own = head_noun(ref.tags[rid])
-                        if own is not None and own[1] == "人名":
-                            counts.person[rtype] += 1
-                        continue
-                    word, cls = word_cls
-                    filled.setdefault(rtype, word)
-                counts.count += 1
-                if cases_present:
-                    counts.frames[tuple(c for c in CASES if c in cases_present)] += 1
-                for case, word in filled.items():
-                    counts.nouns[case][word] += 1
-                if filled:
-                    counts.tuples[tuple((c, filled[c]) for c in CASES if c in filled)] += 1
+    for source, name, raw in read_files(paths, problems, (".knp",)):
+        for _doc, sentences in _document(name, raw, problems):
+            _extract_document(source, sentences, frames, stats, blocklist, no_pairs)
     return dict(frames), stats, problems
+
+
+def _extract_document(source: str, sentences: list[Sentence], frames: dict[str, FrameCounts],
+                      stats: Counter, blocklist: frozenset[str], no_pairs: Counter | None) -> None:
+    by_sid = {s.sid: s for s in sentences}
+    for sentence in sentences:
+        stats["sentences"] += 1
+        stats[f"sentences:{source}"] += 1
+        for tag in sentence.tags:
+            if not tag.rels:
+                continue
+            lemma = predicate_lemma(tag)
+            if lemma is None:
+                if no_pairs is not None:
+                    _collect_no(sentence, by_sid, tag, blocklist, stats, no_pairs)
+                continue
+            filled: dict[str, str] = {}
+            cases_present: set[str] = set()
+            counts = frames[lemma]
+            for rtype, target, rsid, rid, _line in tag.rels:
+                if rtype not in CASES:
+                    continue
+                cases_present.add(rtype)
+                if rsid is None:  # exophora: not a noun
+                    if target.rstrip("0123456789０１２３４５６７８９") in PERSON_EXOPHORA:
+                        counts.person[rtype] += 1
+                    stats["exophora"] += 1
+                    continue
+                ref = by_sid.get(rsid)
+                if ref is None or rid is None or rid >= len(ref.tags):
+                    stats["unresolved"] += 1
+                    continue
+                word_cls = _content_noun(ref.tags, rid, blocklist, stats)
+                if word_cls is None:
+                    own = head_noun(ref.tags[rid])
+                    if own is not None and own[1] == "人名":
+                        counts.person[rtype] += 1
+                    continue
+                filled.setdefault(rtype, word_cls[0])
+            counts.add(source, cases_present, filled)
 
 
 def read_text(text: str, name: str = "<input>") -> tuple[list[Sentence], list[Problem]]:

@@ -94,6 +94,9 @@ class Predicate:
     end: int              # trailing punctuation excluded
     lemma: str            # dictionary form: 踊る, ジャンプする, 叩き込む
     relative: bool        # a relative-clause (adnominal) predicate
+    # "active"; "passive_causative" (置かれる, 乗せられる, 走らせる: the cases differ from the
+    # lemma's own frame); "resultative" (置いてある: the が phrase is the object)
+    voice: str = "active"
 
 
 @dataclass
@@ -572,4 +575,18 @@ def _predicate(index: int, b: _Bunsetsu) -> Predicate:
     lemma = "".join(t.surface for t in run[:-1]) + run[-1].base
     words = b.words
     return Predicate(id=index, start=b.start, end=words[-1].end, lemma=lemma,
-                     relative=b.kind == "rel")
+                     relative=b.kind == "rel", voice=_voice(b.tokens[len(run):]))
+
+
+_VOICE_AUXILIARIES = frozenset({"れる", "られる", "せる", "させる"})
+
+
+def _voice(rest: list[_Token]) -> str:
+    """The voice of a predicate from the words after its lemma: 置か|れ|て → passive_causative,
+    置い|て|ある → resultative."""
+    for i, token in enumerate(rest):
+        if token.base in _VOICE_AUXILIARIES and token.pos1 in ("助動詞", "動詞"):
+            return "passive_causative"
+        if token.base in ("ある", "有る") and i > 0 and rest[i - 1].surface in ("て", "で"):
+            return "resultative"
+    return "active"

@@ -7,8 +7,9 @@ Loaded once; sampling tables (cumulative weights of observed tuples) are compute
 from __future__ import annotations
 
 import bisect
+from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from ...errors import LexiconError
 from ...lexicon import LexiconSet
@@ -18,7 +19,8 @@ from .conjugation import conjugate
 
 # Word order of case phrases in a simple clause: agent first, object right before the verb.
 CLAUSE_ORDER = ("ガ", "デ", "カラ", "マデ", "ヘ", "ニ", "ト", "ヨリ", "ヲ")
-CLASS_FIELDS = ("transitivity", "aspect", "volitional", "jamp")
+CLASS_FIELDS = ("transitivity", "aspect", "volitional", "jamp", "deadline", "repeatable",
+                "finest")
 PARTICLES = {"ガ": "が", "ヲ": "を", "ニ": "に", "デ": "で", "ト": "と", "カラ": "から",
              "ヘ": "へ", "ヨリ": "より", "マデ": "まで"}
 
@@ -33,6 +35,9 @@ class JaVerb:
     classes: dict[str, Any] = field(default_factory=dict)
     # argument tuples a reader rejected (curated/tuple_blocklist.yaml), as tuple_key()s
     rejected: frozenset = frozenset()
+    # argument tuples a reader found natural (curated/reviewed_tuples.yaml); None when the
+    # lexicon set has no such list (then every tuple not rejected is used)
+    accepted: frozenset | None = None
     _cumulative: list[int] = field(default_factory=list)
     _usable: list = field(default_factory=list)
 
@@ -40,7 +45,7 @@ class JaVerb:
     def person_agent(self) -> bool:
         """Whether the ガ slot is mostly filled by people (names, person exophora)."""
         ga = self.slots.get("ガ", {})
-        nouns = sum(n for _, n in ga.get("nouns", []))
+        nouns = sum(row[1] for row in ga.get("nouns", []))
         return ga.get("person", 0) >= nouns
 
     @property
@@ -50,14 +55,26 @@ class JaVerb:
             return bool(self.classes["volitional"]) or self.person_agent
         return self.person_agent
 
-    def usable_tuples(self, noun_frequency: dict[str, int] | None = None,
-                      min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
-        """Observed tuples that fill every case of the verb's clause frame (ガ aside when a
-        person is the subject), restricted to that frame, whose nouns are frequent enough
-        in the whole corpus and do not repeat the verb (釣りを釣る)."""
-        frame = self.classes.get("frame") or sorted({c for t, _ in self.tuples for c in t})
+    @property
+    def curated_frames(self) -> list[tuple[str, ...]]:
+        """The natural clause frames of the curated entry (``frames``, or the older single
+        ``frame``), each a tuple of cases in CASES order."""
+        frames = self.classes.get("frames")
+        if frames is None:
+            frames = [self.classes["frame"]] if self.classes.get("frame") else []
+        return [tuple(c for c in CASES if c in f) for f in frames]
+
+    def frame_tuples(self, frame: Iterable[str], noun_frequency: dict[str, int] | None = None,
+                     min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
+        """Observed tuples that fill every case of ``frame`` (ガ aside when a person is the
+        subject), restricted to that frame, whose nouns are frequent enough in the whole
+        corpus and do not repeat the verb (釣りを釣る). A frame of ガ alone for a person
+        subject gives one empty tuple: the verb needs no argument."""
+        frame = list(frame)
         agentive = self.agentive
         needed = [c for c in frame if not (c == "ガ" and agentive)]
+        if not needed:
+            return [({}, self.count)] if agentive else []
         stem = self.lemma[0]
         out = []
         for t, n in self.tuples:
@@ -65,7 +82,7 @@ class JaVerb:
                 continue
             if agentive and "ガ" in t:
                 continue  # a thing was the subject there: a person would not fit its objects
-            kept = {c: w for c, w in t.items() if c in frame and not (c == "ガ" and self.agentive)}
+            kept = {c: w for c, w in t.items() if c in needed}
             if any(_is_kanji(stem) and stem in w for w in kept.values()):
                 continue
             if noun_frequency is not None and any(noun_frequency.get(w, 0) < min_frequency
@@ -73,7 +90,25 @@ class JaVerb:
                 continue
             if self.rejected and tuple_key(kept) in self.rejected:
                 continue
+            if self.accepted is not None and tuple_key(kept) not in self.accepted:
+                continue  # not read yet
+            if any(honorific(w) for w in kept.values()):
+                continue  # register: no ご要望 or お客様 in plain narration
             out.append((kept, n))
+        return out
+
+    def usable_tuples(self, noun_frequency: dict[str, int] | None = None,
+                      min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
+        """The tuples of every curated frame (or, without one, of the observed cases)."""
+        frames = self.curated_frames or [tuple(sorted({c for t, _ in self.tuples for c in t}))]
+        out: list[tuple[dict[str, str], int]] = []
+        seen: set = set()
+        for frame in frames:
+            for args, n in self.frame_tuples(frame, noun_frequency, min_frequency):
+                key = tuple_key(args)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((args, n))
         return out
 
     def pick_tuple(self, rng: StableRng, noun_frequency: dict[str, int] | None = None,
@@ -102,11 +137,13 @@ def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(args.items()))
 
 
-def _rejected_tuples(lexicons: LexiconSet) -> dict[str, set]:
-    """lemma -> rejected tuple keys, from ja/curated/tuple_blocklist (if shipped)."""
-    if not lexicons.find("ja/curated/tuple_blocklist"):
-        return {}
-    lexicon = lexicons.get("ja/curated/tuple_blocklist")
+def _rejected_tuples(lexicons: LexiconSet, name: str = "ja/curated/tuple_blocklist"
+                     ) -> dict[str, set] | None:
+    """lemma -> tuple keys listed in a curated tuple list (rejected: tuple_blocklist,
+    accepted: reviewed_tuples), or None when the list is not shipped."""
+    if not lexicons.find(name):
+        return None
+    lexicon = lexicons.get(name)
     out: dict[str, set] = {}
     for i, e in enumerate(lexicon.entries):
         lemma, args = e.get("lemma"), e.get("args")
@@ -116,6 +153,28 @@ def _rejected_tuples(lexicons: LexiconSet) -> dict[str, set]:
                                lexicon.name)
         out.setdefault(lemma, set()).add(tuple_key(args))
     return out
+
+
+_HONORIFIC_PREFIXES = frozenset({"お", "ご", "御"})
+_HONORIFIC_SUFFIXES = ("様", "さま", "さん", "殿")
+
+
+@lru_cache(maxsize=65536)
+def honorific(noun: str) -> bool:
+    """A beautified or honorific noun (ご要望, お客様, お話, 助産師さん): UniDic reads a
+    prefix お/ご/御 before it, or it ends in an honorific suffix. Plain narration does not
+    use these, so predicate slots leave them out unless a template asks for them."""
+    from .conjugation import _tagger
+
+    if noun.endswith(_HONORIFIC_SUFFIXES):
+        return True
+    words = list(_tagger()(noun))
+    if len(words) < 2 or words[0].feature.pos1 != "接頭辞" or \
+            words[0].surface not in _HONORIFIC_PREFIXES:
+        return False
+    # ご/御 is honorific (ご要望, ご相談); お before an action noun too (お話, お願い), but
+    # お菓子, お皿, お店 are the plain words of everyday narration
+    return words[0].surface != "お" or (words[1].feature.pos3 or "") == "サ変可能"
 
 
 def _is_kanji(ch: str) -> bool:
@@ -131,7 +190,7 @@ class JaLexicon:
         self.noun_frequency: dict[str, int] = {}
         for v in verbs:
             for slot in v.slots.values():
-                for noun, n in slot.get("nouns", []):
+                for noun, n, *_evidence in slot.get("nouns", []):
                     self.noun_frequency[noun] = self.noun_frequency.get(noun, 0) + n
 
     @classmethod
@@ -140,8 +199,10 @@ class JaLexicon:
         classes = {}
         if lexicons.find("ja/curated/verb_classes"):
             for e in lexicons.get("ja/curated/verb_classes").entries:
-                classes[e.get("lemma")] = e
-        rejected = _rejected_tuples(lexicons)
+                if e.get("usable", True):  # rejected verbs are listed with their reason
+                    classes[e.get("lemma")] = e
+        rejected = _rejected_tuples(lexicons) or {}
+        accepted = _rejected_tuples(lexicons, "ja/curated/reviewed_tuples")
         names = list(lexicons.get("ja/curated/names").entries) if lexicons.find(
             "ja/curated/names") else []
         verbs = []
@@ -150,9 +211,10 @@ class JaLexicon:
                 verbs.append(JaVerb(
                     lemma=e["lemma"], count=e["count"],
                     frames=[(tuple(cases), n) for cases, n in e["frames"]],
-                    slots=e["slots"], tuples=[(t, n) for t, n in e["tuples"]],
+                    slots=e["slots"], tuples=[(row[0], row[1]) for row in e["tuples"]],
                     classes=classes.get(e["lemma"], {}),
-                    rejected=frozenset(rejected.get(e["lemma"], ()))))
+                    rejected=frozenset(rejected.get(e["lemma"], ())),
+                    accepted=None if accepted is None else frozenset(accepted.get(e["lemma"], ()))))
             except (KeyError, TypeError, ValueError):
                 raise LexiconError(f"malformed entry {e.get('lemma')!r}", frames.name) from None
         return cls(verbs, names, frames.meta)
@@ -163,7 +225,7 @@ class JaLexicon:
         tuples = 0
         for v in self.verbs:
             for slot in v.slots.values():
-                nouns.update(n for n, _ in slot.get("nouns", []))
+                nouns.update(row[0] for row in slot.get("nouns", []))
             frames += len(v.frames)
             tuples += len(v.tuples)
         per_class: dict[str, int] = {}
@@ -177,7 +239,7 @@ class JaLexicon:
                     if x is not None:
                         key = f"{fld}={str(x).lower()}"
                         per_class[key] = per_class.get(key, 0) + 1
-            for case in v.classes.get("frame", []):
+            for case in sorted({c for f in v.curated_frames for c in f}, key=CASES.index):
                 per_class[f"frame_has={case}"] = per_class.get(f"frame_has={case}", 0) + 1
         by_case = {case: sum(1 for v in self.verbs if any(case in f for f, _ in v.frames))
                    for case in CASES}

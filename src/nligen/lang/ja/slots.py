@@ -23,6 +23,7 @@ CASE_FIELDS = {"ガ": "ga", "ヲ": "wo", "ニ": "ni", "デ": "de", "ト": "to", 
                "ヘ": "he", "ヨリ": "yori", "マデ": "made"}
 JAMP_CLASSES = ("tp", "nint", "cint")
 ASPECTS = ("stative", "activity", "accomplishment", "achievement")
+GRAINS = ("year", "month", "day", "hour")  # coarse to fine
 
 _CACHE_ATTR = "_ja_lexicon"
 
@@ -69,17 +70,21 @@ class AgentKind:
 class PredicateKind:
     """``{type: predicate, cases: [...], jamp: tp|nint|cint, aspect: ..., volitional: bool,
     transitivity: transitive|intransitive, modifier: CASE, lemmas: [...],
-    exclude_lemmas: [...]}``
+    exclude_lemmas: [...], deadline: bool, repeatable: bool}``
 
     ``cases`` are the clause's cases besides ガ; a verb qualifies when its curated frame is
     exactly ガ + these cases and it takes a person as subject. Options are the verb's
-    observed argument tuples (nouns frequent in the corpus, no pronouns). A verb whose
-    curated entry lists ``durations`` (the interval units natural for the event) carries
-    them as the field ``durations``.
+    observed argument tuples (nouns frequent in the corpus, no pronouns), grouped by verb so
+    that the engine draws verbs evenly. A verb whose curated entry lists ``durations`` (the
+    interval units natural for the event) carries them as the field ``durations``; one with
+    ``finest`` carries ``grains``, the time units at which its event may be located.
+    ``deadline: true`` keeps verbs whose act has a due time (遅れて V), ``repeatable: true``
+    those a person does again and again (毎年 V). Beautified and honorific nouns (ご要望,
+    お客様) are left out unless ``honorific: true``: a register rule, not a list.
     """
 
     params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
-              "exclude_lemmas")
+              "exclude_lemmas", "deadline", "repeatable", "honorific")
 
     @staticmethod
     def validate(spec, where):
@@ -92,8 +97,9 @@ class PredicateKind:
             _as_list(spec["jamp"], JAMP_CLASSES, "jamp", where)
         if "aspect" in spec:
             _as_list(spec["aspect"], ASPECTS, "aspect", where)
-        if "volitional" in spec and not isinstance(spec["volitional"], bool):
-            raise TemplateError("'volitional' must be true or false", where)
+        for key in ("volitional", "deadline", "repeatable", "honorific"):
+            if key in spec and not isinstance(spec[key], bool):
+                raise TemplateError(f"'{key}' must be true or false", where)
         if "transitivity" in spec:
             _as_list(spec["transitivity"], ("transitive", "intransitive"), "transitivity", where)
         for key in ("lemmas", "exclude_lemmas"):
@@ -105,7 +111,7 @@ class PredicateKind:
             raise TemplateError("'modifier' must be one of the clause's cases", where)
 
     def options(self, spec, ctx):
-        from .lexicon import MIN_NOUN_FREQUENCY
+        from .lexicon import MIN_NOUN_FREQUENCY, honorific
 
         lex = ja_lexicon(ctx.lexicons)
         cases = set(spec["cases"])
@@ -125,20 +131,24 @@ class PredicateKind:
             if only is not None and verb.lemma not in only or verb.lemma in excluded:
                 continue
             cls = verb.classes
-            frame = set(cls.get("frame") or [])
-            if frame - {"ガ"} != cases or not verb.agentive:
+            frames = [f for f in verb.curated_frames if set(f) - {"ガ"} == cases]
+            if not frames or not verb.agentive:
                 continue
             if jamp and not jamp <= set(cls.get("jamp") or []):
                 continue
             if aspects and cls.get("aspect") not in aspects:
                 continue
-            if "volitional" in spec and bool(cls.get("volitional")) != spec["volitional"]:
+            if any(key in spec and bool(cls.get(key)) != spec[key]
+                   for key in ("volitional", "deadline", "repeatable")):
                 continue
             if trans and cls.get("transitivity") not in trans:
                 continue
-            for args, _count in verb.usable_tuples(lex.noun_frequency, MIN_NOUN_FREQUENCY):
+            for args, _count in verb.frame_tuples(frames[0], lex.noun_frequency,
+                                                  MIN_NOUN_FREQUENCY):
                 if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
+                if not spec.get("honorific") and any(honorific(w) for w in args.values()):
+                    continue  # register: no ご要望 or お客様 in plain narration
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra = [None]
                 if modifier:
@@ -157,8 +167,13 @@ class PredicateKind:
                         # the interval units natural for this event: ``interval_1.unit in
                         # V.durations`` in a time block's require keeps "9日間で音楽を演奏した" out
                         fields["durations"] = list(cls["durations"])
+                    if cls.get("finest"):
+                        # the time units at which the event may be located: "tp_1.unit in
+                        # V.grains" keeps "3月5日15時以来ここに住んでいる" out
+                        fields["grains"] = list(GRAINS[:GRAINS.index(cls["finest"]) + 1])
+                    # the verb is the group: the engine draws verbs evenly, then a tuple
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
-                                         lemmas=lemmas, key=key))
+                                         lemmas=lemmas, key=key, group=verb.lemma))
         return out
 
 
