@@ -44,7 +44,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from .evaluate import json_object
-from .diversity import content_units, diversity
+from .diversity import CASE_KEYS, content_units, diversity
 from .diversity import markdown as diversity_markdown
 
 ALPHA = 0.01
@@ -56,7 +56,6 @@ LABEL_FIELDS = ("template", "fragment", "subfragment", "pattern", "set", "hypoth
 SPLIT_ORDER = ("train", "dev", "validation", "test")
 OVERLAP_KINDS = ("pairs", "premises", "hypotheses", "fillings")
 # Case arguments of a Japanese predicate slot (jamp: {"lemma": 見る, "wo": 情報, "no": 記事}).
-CASE_KEYS = ("ga", "wo", "ni", "no", "de", "to", "he", "kara", "made", "yori")
 _CASE_SET = frozenset(CASE_KEYS)
 FAMILY_LANGUAGE = {"jamp": "ja", "wogli": "de"}
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")

@@ -20,8 +20,7 @@ from typing import Any, Iterable
 from ...errors import LexiconError
 from .caseframes import CASES, extract
 from .conjugation import ConjugationError, analyse_lemma
-from .corpusfiles import read_files
-from .rawtext import RAW_SUFFIXES, extract_raw
+from .rawtext import extract_raw
 
 BUILD_COMMAND = "gen lexicon build-ja"
 MIN_VERB_COUNT = 3
@@ -38,13 +37,11 @@ def default_corpora(repo: Path) -> list[Path]:
     return [shared / "wac-knp.tar.gz", shared / "kwdlc-knp.tar.gz", shared / "jglue-v1.3.tar.gz"]
 
 
-def _sorted_counts(counter, evidence=None) -> list[list[Any]]:
-    """[[key, count], ...] by falling count; with ``evidence`` (key -> Counter of sources)
-    each row also holds its sources: [key, count, {source: count}]."""
-    rows = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
-    if evidence is None:
-        return [[k, v] for k, v in rows]
-    return [[k, v, dict(sorted(evidence[k].items()))] for k, v in rows]
+def _with_evidence(counter, evidence) -> list[list[Any]]:
+    """[[key, count, {source: count}], ...] by falling count; ``evidence`` gives a key's
+    Counter of sources."""
+    return [[k, v, dict(sorted(evidence(k).items()))]
+            for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def load_person_nouns(lexicon_dir: Path) -> frozenset[str]:
@@ -60,16 +57,16 @@ def load_person_nouns(lexicon_dir: Path) -> frozenset[str]:
                      if "person" in (e.get("features") or []))
 
 
-def corpus_sources(corpora: Iterable[Path]) -> dict[str, dict[str, str]]:
-    """source name -> how its tuples were found (gold KNP relations or parsed raw text)
-    and the file it came from."""
-    out: dict[str, dict[str, str]] = {}
-    problems: list = []
-    for source, name, _raw in read_files(corpora, problems, (".knp", *RAW_SUFFIXES)):
-        analysis = "gold (KNP <rel> tags)" if name.endswith(".knp") else \
-            "parsed (nligen chunker)"
-        out.setdefault(source, {"file": name.split(":", 1)[0].rsplit("/", 1)[-1],
-                                "analysis": analysis})
+def corpus_sources(stats: Counter) -> dict[str, dict[str, Any]]:
+    """source name -> how its tuples were found (gold KNP relations or parsed raw text) and
+    how many sentences it gave, from the extraction's ``sentences:gold|parsed:SOURCE``
+    counts."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, n in stats.items():
+        kind, _, source = key.partition(":")[2].partition(":")
+        if key.startswith("sentences:") and source:
+            out[source] = {"analysis": "gold (KNP <rel> tags)" if kind == "gold"
+                           else "parsed (nligen chunker)", "sentences": n}
     return dict(sorted(out.items()))
 
 
@@ -108,22 +105,19 @@ def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset
         if not counts.tuples:
             skipped["no nouns"] += 1
             continue
-        sources: Counter = Counter()
-        for by_source in counts.tuple_sources.values():
-            sources.update(by_source)
         entries.append({
             "lemma": lemma,
             "count": counts.count,
             "ctype": info.ctype,
             "frames": [[list(cases), n] for cases, n in
                        sorted(counts.frames.items(), key=lambda kv: (-kv[1], kv[0]))],
-            "slots": {case: {"nouns": [[noun, n, dict(sorted(
-                                 counts.noun_sources[(case, noun)].items()))]
-                                 for noun, n in _sorted_counts(counts.nouns[case])],
+            "slots": {case: {"nouns": _with_evidence(
+                                 counts.nouns[case],
+                                 lambda noun, case=case: counts.noun_sources[(case, noun)]),
                              "person": counts.person.get(case, 0)}
                       for case in CASES if counts.nouns.get(case) or counts.person.get(case)},
-            "tuples": [[{c: n for c, n in t}, k, dict(sorted(counts.tuple_sources[t].items()))]
-                       for t, k in sorted(counts.tuples.items(), key=lambda kv: (-kv[1], kv[0]))],
+            "tuples": [[dict(t), k, sources] for t, k, sources in
+                       _with_evidence(counts.tuples, counts.tuple_sources.__getitem__)],
         })
     return entries, {"stats": dict(sorted(stats.items())), "skipped": skipped}, problems
 
@@ -154,7 +148,7 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
                   "chunker; conjugation types from UniDic (unidic-lite).",
         "license": "CC BY-SA 4.0",
         "rebuild": BUILD_COMMAND,
-        "sources": corpus_sources(corpora),
+        "sources": corpus_sources(info["stats"]),
         "inputs": {**{c.name: hashlib.sha256(c.read_bytes()).hexdigest() if c.is_file()
                       else "folder" for c in corpora},
                    "filler_blocklist": hashlib.sha256(blocklist_path.read_bytes()).hexdigest()

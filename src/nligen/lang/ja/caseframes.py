@@ -239,16 +239,22 @@ def _content_noun(tags: list[Tag], index: int, blocklist: frozenset[str],
     if cls not in KEPT_NOUN_CLASSES or word in blocklist:
         stats[f"dropped:{cls}"] += 1
         return None
+    return None if not_a_filler(word, stats) else (word, cls)
+
+
+def not_a_filler(word: str, stats: Counter) -> bool:
+    """Whether a noun is a pronoun, a counted thing (１２事業所) or relational (栗以外), so
+    that it never fills a slot (counted in ``stats``). For KNP and raw text alike."""
     if word in PRONOUNS:
         stats["dropped:pronoun"] += 1
-        return None
+        return True
     if any(ch.isdigit() for ch in word):
-        stats["dropped:numeral"] += 1  # １２事業所: counted things
-        return None
+        stats["dropped:numeral"] += 1
+        return True
     if word.endswith(RELATIONAL_ENDINGS):
         stats["dropped:relational"] += 1
-        return None
-    return word, cls
+        return True
+    return False
 
 
 def extract(paths: Iterable[str | Path], blocklist: frozenset[str] = frozenset(),
@@ -272,7 +278,7 @@ def _extract_document(source: str, sentences: list[Sentence], frames: dict[str, 
     by_sid = {s.sid: s for s in sentences}
     for sentence in sentences:
         stats["sentences"] += 1
-        stats[f"sentences:{source}"] += 1
+        stats[f"sentences:gold:{source}"] += 1
         for tag in sentence.tags:
             if not tag.rels:
                 continue

@@ -45,7 +45,7 @@ def read_files(paths: Iterable[str | Path], problems: list[Problem],
                suffixes: tuple[str, ...]) -> Iterator[tuple[str, str, bytes]]:
     """(source, name, bytes) of every file with one of ``suffixes`` in files, folders or
     .tar.gz archives, in sorted order (the same output on every machine). The source is
-    the corpus a file belongs to (see rawtext.source_name)."""
+    the corpus a file belongs to (see source_name)."""
     for path in sorted(Path(p) for p in paths):
         if path.is_dir():
             for f in sorted(path.rglob("*")):

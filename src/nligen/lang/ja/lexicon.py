@@ -65,11 +65,13 @@ class JaVerb:
         return [tuple(c for c in CASES if c in f) for f in frames]
 
     def frame_tuples(self, frame: Iterable[str], noun_frequency: dict[str, int] | None = None,
-                     min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
+                     min_frequency: int = 1, honorific_nouns: bool = False
+                     ) -> list[tuple[dict[str, str], int]]:
         """Observed tuples that fill every case of ``frame`` (ガ aside when a person is the
         subject), restricted to that frame, whose nouns are frequent enough in the whole
-        corpus and do not repeat the verb (釣りを釣る). A frame of ガ alone for a person
-        subject gives one empty tuple: the verb needs no argument."""
+        corpus and do not repeat the verb (釣りを釣る), not beautified or honorific unless
+        ``honorific_nouns`` (a register rule). A frame of ガ alone for a person subject gives
+        one empty tuple: the verb needs no argument."""
         frame = list(frame)
         agentive = self.agentive
         needed = [c for c in frame if not (c == "ガ" and agentive)]
@@ -92,7 +94,7 @@ class JaVerb:
                 continue
             if self.accepted is not None and tuple_key(kept) not in self.accepted:
                 continue  # not read yet
-            if any(honorific(w) for w in kept.values()):
+            if not honorific_nouns and any(honorific(w) for w in kept.values()):
                 continue  # register: no ご要望 or お客様 in plain narration
             out.append((kept, n))
         return out
@@ -137,7 +139,7 @@ def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(args.items()))
 
 
-def _rejected_tuples(lexicons: LexiconSet, name: str = "ja/curated/tuple_blocklist"
+def _curated_tuples(lexicons: LexiconSet, name: str = "ja/curated/tuple_blocklist"
                      ) -> dict[str, set] | None:
     """lemma -> tuple keys listed in a curated tuple list (rejected: tuple_blocklist,
     accepted: reviewed_tuples), or None when the list is not shipped."""
@@ -201,8 +203,8 @@ class JaLexicon:
             for e in lexicons.get("ja/curated/verb_classes").entries:
                 if e.get("usable", True):  # rejected verbs are listed with their reason
                     classes[e.get("lemma")] = e
-        rejected = _rejected_tuples(lexicons) or {}
-        accepted = _rejected_tuples(lexicons, "ja/curated/reviewed_tuples")
+        rejected = _curated_tuples(lexicons) or {}
+        accepted = _curated_tuples(lexicons, "ja/curated/reviewed_tuples")
         names = list(lexicons.get("ja/curated/names").entries) if lexicons.find(
             "ja/curated/names") else []
         verbs = []

@@ -111,7 +111,7 @@ class PredicateKind:
             raise TemplateError("'modifier' must be one of the clause's cases", where)
 
     def options(self, spec, ctx):
-        from .lexicon import MIN_NOUN_FREQUENCY, honorific
+        from .lexicon import MIN_NOUN_FREQUENCY
 
         lex = ja_lexicon(ctx.lexicons)
         cases = set(spec["cases"])
@@ -144,11 +144,10 @@ class PredicateKind:
             if trans and cls.get("transitivity") not in trans:
                 continue
             for args, _count in verb.frame_tuples(frames[0], lex.noun_frequency,
-                                                  MIN_NOUN_FREQUENCY):
+                                                  MIN_NOUN_FREQUENCY,
+                                                  bool(spec.get("honorific"))):
                 if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
-                if not spec.get("honorific") and any(honorific(w) for w in args.values()):
-                    continue  # register: no ご要望 or お客様 in plain narration
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra = [None]
                 if modifier:
