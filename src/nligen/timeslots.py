@@ -126,9 +126,13 @@ class IntervalValue(SlotValue):
         return {"text": self._text, "number": f["number"], "unit": f["unit"]}
 
 
-def interval_value(slot: str, number: int, unit: str, text: str) -> IntervalValue:
+def interval_value(slot: str, number: int, unit: str, text: str,
+                   amount: str | None = None) -> IntervalValue:
+    """``text`` is the interval as a duration (5日間); ``amount`` the same length as a
+    quantity, the form before 以内 / で / 以上 (5日), the text when a language has one form."""
     key = f"{number} {unit}"
     return IntervalValue(slot, text, {"number": number, "unit": unit,
+                                      "amount": text if amount is None else amount,
                                       "length": unit_duration(unit, number)},
                          identity=key, key=key, scalar=unit_duration(unit, number))
 
@@ -143,7 +147,7 @@ def default_time_text(kind: str, value: Mapping[str, Any]) -> str:
         shown = {"year": f"{start.year:04d}", "month": f"{start.month:02d}",
                  "day": f"{start.day:02d}", "hour": f"{start.hour:02d}h"}
         return "-".join(shown[u] for u in units)
-    if kind == "interval":
+    if kind in ("interval", "amount"):
         return f"{value['number']} {value['unit']}{'s' if value['number'] != 1 else ''}"
     return value["unit"]
 
@@ -223,8 +227,9 @@ class TimeSpec:
             lo, hi = INTERVAL_RANGE[span]
             for name in self.intervals:
                 number = rng.randint(lo, hi)
-                values[name] = interval_value(
-                    name, number, unit, render("interval", {"number": number, "unit": unit}))
+                shown = {"number": number, "unit": unit}
+                values[name] = interval_value(name, number, unit, render("interval", shown),
+                                              render("amount", shown))
             for name in self.units:
                 values[name] = SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
                                          identity=unit, key=unit)
@@ -247,8 +252,9 @@ class TimeSpec:
             number, unit = recorded["number"], recorded["unit"]
             if not isinstance(number, int) or isinstance(number, bool) or unit not in UNIT_ORDER:
                 raise ValueError("number/unit are not an interval")
-            return interval_value(name, number, unit,
-                                  render("interval", {"number": number, "unit": unit}))
+            shown = {"number": number, "unit": unit}
+            return interval_value(name, number, unit, render("interval", shown),
+                                  render("amount", shown))
         if name in self.units:
             unit = recorded["unit"]
             if unit not in UNIT_ORDER:

@@ -111,7 +111,7 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
         context = dict(filling)
         if t.time is not None:
             drawn = t.time.draw(StableRng("validate-time", t.id, d, len(context)), d,
-                                engine._time_text(t), env=filling)
+                                engine.time_text(t), env=filling)
             if drawn is None:
                 continue
             context.update(drawn.values)

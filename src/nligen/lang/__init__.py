@@ -29,7 +29,8 @@ class Language:
     # lemma_analyser(lexicons) -> callable(text) -> list of lemmas
     lemma_analyser: Callable[[Any], Callable[[str], list[str]]] | None = None
     # time_text(kind, value) renders a time point ("point": start, format), an interval
-    # ("interval": number, unit) or a bare unit ("unit": unit); see nligen.timeslots.
+    # ("interval": number, unit), the same interval as an amount before "within / in / over"
+    # ("amount": number, unit) or a bare unit ("unit": unit); see nligen.timeslots.
     time_text: Callable[[str, Mapping[str, Any]], str] | None = None
     # How records name time formats (ja: YMD -> 年月日, year -> 年間).
     time_format_names: dict[str, str] = field(default_factory=dict)

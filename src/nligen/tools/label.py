@@ -26,7 +26,9 @@ _JINJA = re.compile(r"\{[{%#]")
 _WS = re.compile(r"\s+")
 
 POINT_RE = r"(?:\d{4}年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:\d{1,2}時)?"
-INTERVAL_RE = r"\d{1,3}(?:年間|ヶ月間|日間|時間)"
+INTERVAL_RE = r"\d{1,3}(?:年間|ヶ月間|日間|時間|年|ヶ月|日)"
+# an interval slot's fields that spell the interval itself (5日間 / 5日)
+INTERVAL_SPELLINGS = (None, "amount")
 UNIT_RE = r"[年月日時]"
 
 # parse_point(text) -> (format, start, end) | None; parse_interval(text) -> (n, unit) | None
@@ -65,7 +67,8 @@ def _regex(source: str, template: Template, groups: dict[str, str],
         assigned[key] = group
         if time is not None and not fld and not flt and name in time.points + list(time.derived):
             pattern = POINT_RE
-        elif time is not None and not fld and not flt and name in time.intervals:
+        elif time is not None and fld in INTERVAL_SPELLINGS and not flt \
+                and name in time.intervals:
             pattern = INTERVAL_RE
         elif time is not None and not fld and not flt and name in time.units:
             pattern = UNIT_RE
@@ -161,7 +164,8 @@ class Labeller:
         for group, key in m.groups.items():
             value = match.group(group)
             name = key.split(".")[0].split("|")[0]
-            if time is not None and key == name and name in time.names:
+            spelled = name in time.intervals and key == f"{name}.amount" if time else False
+            if time is not None and (key == name or spelled) and name in time.names:
                 parsed = self._time_value(name, value, time)
                 env[name] = parsed
                 slots[name] = parsed.provenance()

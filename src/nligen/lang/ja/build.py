@@ -23,7 +23,9 @@ from .conjugation import ConjugationError, analyse_lemma
 from .rawtext import extract_raw
 
 BUILD_COMMAND = "gen lexicon build-ja"
-MIN_VERB_COUNT = 3
+# Every verb seen at least once is kept: generation uses a verb only once a reader has
+# classified it (curated/verb_classes.yaml) and its tuples (curated/reviewed_tuples.yaml).
+MIN_VERB_COUNT = 1
 # Auxiliary-like and honorific verbs: frequent in web text, but their frames describe the
 # construction, not an event (いう as in という; くださる, いただく as politeness).
 EXCLUDED_VERBS = {
@@ -133,7 +135,6 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
     blocklist = load_blocklist(lexicon_dir) if blocklist_path.is_file() else frozenset()
     no_pairs: Counter = Counter()
     person_nouns = load_person_nouns(lexicon_dir)
-    features_path = lexicon_dir / "ja" / "curated" / "noun_features.yaml"
     entries, info, problems = build_entries(corpora, blocklist, no_pairs, person_nouns)
     no_entries = _no_modifier_entries(no_pairs)
     meta = {
@@ -153,8 +154,10 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
                       else "folder" for c in corpora},
                    "filler_blocklist": hashlib.sha256(blocklist_path.read_bytes()).hexdigest()
                    if blocklist_path.is_file() else None,
-                   "noun_features": hashlib.sha256(features_path.read_bytes()).hexdigest()
-                   if features_path.is_file() else None},
+                   # only the person nouns shape the build: other features are read at
+                   # generation, so tagging a noun does not force a rebuild
+                   "person_nouns": hashlib.sha256("\n".join(sorted(person_nouns)).encode(
+                       "utf-8")).hexdigest()},
         "thresholds": {"min_verb_count": MIN_VERB_COUNT, "cases": list(CASES),
                        "filler_blocklist": "lexicons/ja/curated/filler_blocklist.yaml",
                        "excluded_verbs": sorted(EXCLUDED_VERBS)},

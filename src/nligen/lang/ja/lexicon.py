@@ -38,6 +38,8 @@ class JaVerb:
     # argument tuples a reader found natural (curated/reviewed_tuples.yaml); None when the
     # lexicon set has no such list (then every tuple not rejected is used)
     accepted: frozenset | None = None
+    # noun -> its semantic features (curated/noun_features.yaml), shared by all verbs
+    noun_features: dict[str, frozenset] = field(default_factory=dict)
     _cumulative: list[int] = field(default_factory=list)
     _usable: list = field(default_factory=list)
 
@@ -65,13 +67,16 @@ class JaVerb:
         return [tuple(c for c in CASES if c in f) for f in frames]
 
     def frame_tuples(self, frame: Iterable[str], noun_frequency: dict[str, int] | None = None,
-                     min_frequency: int = 1, honorific_nouns: bool = False
+                     min_frequency: int = 1, honorific_nouns: bool = False,
+                     restrictions: dict[str, frozenset] | None = None
                      ) -> list[tuple[dict[str, str], int]]:
         """Observed tuples that fill every case of ``frame`` (ガ aside when a person is the
         subject), restricted to that frame, whose nouns are frequent enough in the whole
-        corpus and do not repeat the verb (釣りを釣る), not beautified or honorific unless
-        ``honorific_nouns`` (a register rule). A frame of ガ alone for a person subject gives
-        one empty tuple: the verb needs no argument."""
+        corpus (or the tuple was read and accepted) and do not repeat the verb (釣りを釣る),
+        not beautified or honorific unless ``honorific_nouns`` (a register rule).
+        ``restrictions`` maps a case to the noun features it accepts (any of them); a noun
+        of a case without one must not be ``vague`` or ``unfit``. A frame of ガ alone for a
+        person subject gives one empty tuple: the verb needs no argument."""
         frame = list(frame)
         agentive = self.agentive
         needed = [c for c in frame if not (c == "ガ" and agentive)]
@@ -87,17 +92,30 @@ class JaVerb:
             kept = {c: w for c, w in t.items() if c in needed}
             if any(_is_kanji(stem) and stem in w for w in kept.values()):
                 continue
-            if noun_frequency is not None and any(noun_frequency.get(w, 0) < min_frequency
-                                                  for w in kept.values()):
+            key = tuple_key(kept)
+            if self.rejected and key in self.rejected:
                 continue
-            if self.rejected and tuple_key(kept) in self.rejected:
-                continue
-            if self.accepted is not None and tuple_key(kept) not in self.accepted:
+            if self.accepted is not None and key not in self.accepted:
                 continue  # not read yet
+            if self.accepted is None and noun_frequency is not None and any(
+                    noun_frequency.get(w, 0) < min_frequency for w in kept.values()):
+                continue  # rare nouns are mostly fragments, unless a reader accepted them
+            if not self._fits(kept, restrictions):
+                continue
             if not honorific_nouns and any(honorific(w) for w in kept.values()):
                 continue  # register: no ご要望 or お客様 in plain narration
             out.append((kept, n))
         return out
+
+    def _fits(self, args: dict[str, str], restrictions: dict[str, frozenset] | None) -> bool:
+        for case, noun in args.items():
+            features = self.noun_features.get(noun, frozenset())
+            wanted = restrictions.get(case) if restrictions else None
+            if wanted is not None and not features & wanted:
+                return False
+            if features & (EXCLUDED_FEATURES - (wanted or frozenset())):
+                return False  # vague or unfit nouns only where a slot asks for them
+        return True
 
     def usable_tuples(self, noun_frequency: dict[str, int] | None = None,
                       min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
@@ -134,6 +152,14 @@ class JaVerb:
 MIN_NOUN_FREQUENCY = 3
 
 
+# Semantic noun features (curated/noun_features.yaml; its criteria say what each means).
+NOUN_FEATURES = ("person", "animal", "place", "container", "ordered", "due", "concrete",
+                 "vague", "unfit")
+# Nouns with these features fill a slot only when the slot asks for the feature: a vague
+# noun (情報, 機能) reads as unfinished without a modifier, an unfit one is no common noun.
+EXCLUDED_FEATURES = frozenset({"vague", "unfit"})
+
+
 def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """An argument tuple as a hashable, order-free key: ((case, noun), ...)."""
     return tuple(sorted(args.items()))
@@ -154,6 +180,22 @@ def _curated_tuples(lexicons: LexiconSet, name: str = "ja/curated/tuple_blocklis
             raise LexiconError(f"entry {i + 1}: needs 'lemma' and 'args' ({{case: noun}})",
                                lexicon.name)
         out.setdefault(lemma, set()).add(tuple_key(args))
+    return out
+
+
+def _noun_features(lexicons: LexiconSet) -> dict[str, frozenset]:
+    """noun -> its features in ja/curated/noun_features (empty when not shipped)."""
+    if not lexicons.find("ja/curated/noun_features"):
+        return {}
+    lexicon = lexicons.get("ja/curated/noun_features")
+    out: dict[str, frozenset] = {}
+    for i, e in enumerate(lexicon.entries):
+        noun, features = e.get("noun"), e.get("features")
+        if not isinstance(noun, str) or not isinstance(features, list) or any(
+                f not in NOUN_FEATURES for f in features):
+            raise LexiconError(f"entry {i + 1}: needs 'noun' and 'features' (a list of "
+                               f"{', '.join(NOUN_FEATURES)})", lexicon.name)
+        out[noun] = out.get(noun, frozenset()) | frozenset(features)
     return out
 
 
@@ -189,6 +231,7 @@ class JaLexicon:
         self.names = names
         self.meta = meta
         self.by_lemma = {v.lemma: v for v in verbs}
+        self.noun_features: dict[str, frozenset] = {}
         self.noun_frequency: dict[str, int] = {}
         for v in verbs:
             for slot in v.slots.values():
@@ -207,6 +250,7 @@ class JaLexicon:
         accepted = _curated_tuples(lexicons, "ja/curated/reviewed_tuples")
         names = list(lexicons.get("ja/curated/names").entries) if lexicons.find(
             "ja/curated/names") else []
+        features = _noun_features(lexicons)
         verbs = []
         for e in frames.entries:
             try:
@@ -216,10 +260,13 @@ class JaLexicon:
                     slots=e["slots"], tuples=[(row[0], row[1]) for row in e["tuples"]],
                     classes=classes.get(e["lemma"], {}),
                     rejected=frozenset(rejected.get(e["lemma"], ())),
-                    accepted=None if accepted is None else frozenset(accepted.get(e["lemma"], ()))))
+                    accepted=None if accepted is None else frozenset(accepted.get(e["lemma"], ())),
+                    noun_features=features))
             except (KeyError, TypeError, ValueError):
                 raise LexiconError(f"malformed entry {e.get('lemma')!r}", frames.name) from None
-        return cls(verbs, names, frames.meta)
+        lex = cls(verbs, names, frames.meta)
+        lex.noun_features = features
+        return lex
 
     def stats(self) -> dict[str, Any]:
         nouns = set()
@@ -258,13 +305,16 @@ class JaLexicon:
 
     def sample_clauses(self, n: int, seed: int) -> list[str]:
         """Simple clauses: agent + an observed argument tuple + the verb in the past.
-        Curated verbs are preferred (they are the ones templates use)."""
-        pool = self.usable_verbs() or self.verbs
+        Curated verbs are preferred (they are the ones templates use). Verbs come in a
+        seeded order without repeats (as generation draws them: evenly), so a sample of n
+        clauses has n different verbs while the pool lasts."""
+        pool = list(self.usable_verbs() or self.verbs)
+        StableRng(seed, "ja-sample", "verbs").shuffle(pool)
         names = [e["name"] for e in self.names] or ["アリス"]
         out = []
         for i in range(n):
             rng = StableRng(seed, "ja-sample", i)
-            verb = pool[rng.randbelow(len(pool))]
+            verb = pool[i % len(pool)]
             args = dict(verb.pick_tuple(rng, self.noun_frequency, MIN_NOUN_FREQUENCY) or {})
             if verb.agentive:  # people act: the agent is a name, whatever filled ガ in text
                 args["ガ"] = names[rng.randbelow(len(names))]

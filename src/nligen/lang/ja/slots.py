@@ -70,7 +70,8 @@ class AgentKind:
 class PredicateKind:
     """``{type: predicate, cases: [...], jamp: tp|nint|cint, aspect: ..., volitional: bool,
     transitivity: transitive|intransitive, modifier: CASE, lemmas: [...],
-    exclude_lemmas: [...], deadline: bool, repeatable: bool}``
+    exclude_lemmas: [...], deadline: bool, repeatable: bool, honorific: bool,
+    nouns: {CASE: FEATURE or [FEATURE, ...]}}``
 
     ``cases`` are the clause's cases besides ガ; a verb qualifies when its curated frame is
     exactly ガ + these cases and it takes a person as subject. Options are the verb's
@@ -81,10 +82,15 @@ class PredicateKind:
     ``deadline: true`` keeps verbs whose act has a due time (遅れて V), ``repeatable: true``
     those a person does again and again (毎年 V). Beautified and honorific nouns (ご要望,
     お客様) are left out unless ``honorific: true``: a register rule, not a list.
+
+    ``nouns`` are selection restrictions: a case's noun must have one of the listed features
+    of ``ja/curated/noun_features`` (``nouns: {ニ: [place, container]}`` for "毎年〈ニ〉に…",
+    ``nouns: {ヲ: ordered}`` for "最初の〈ヲ〉"). Nouns marked ``vague`` or ``unfit`` fill only a
+    case that asks for that feature.
     """
 
     params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
-              "exclude_lemmas", "deadline", "repeatable", "honorific")
+              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns")
 
     @staticmethod
     def validate(spec, where):
@@ -109,6 +115,18 @@ class PredicateKind:
                 raise TemplateError(f"'{key}' must be a list of verb lemmas", where)
         if "modifier" in spec and spec["modifier"] not in cases:
             raise TemplateError("'modifier' must be one of the clause's cases", where)
+        if "nouns" in spec:
+            from .lexicon import NOUN_FEATURES
+
+            nouns = spec["nouns"]
+            if not isinstance(nouns, dict) or not nouns:
+                raise TemplateError("'nouns' must map cases to noun features "
+                                    "({ヲ: ordered, ニ: [place, container]})", where)
+            for case, wanted in nouns.items():
+                if case not in cases:
+                    raise TemplateError(f"nouns.{case}: not one of the clause's cases "
+                                        f"({', '.join(cases) or 'none'})", where)
+                _as_list(wanted, NOUN_FEATURES, f"nouns.{case}", where)
 
     def options(self, spec, ctx):
         from .lexicon import MIN_NOUN_FREQUENCY
@@ -125,6 +143,12 @@ class PredicateKind:
         modifiers = _modifier_table(ctx.lexicons, lex) if modifier else None
         only = set(spec["lemmas"]) if spec.get("lemmas") else None
         excluded = set(spec.get("exclude_lemmas") or ())
+        restrictions = {case: frozenset(w if isinstance(w, list) else [w])
+                        for case, w in (spec.get("nouns") or {}).items()}
+        for case, wanted in restrictions.items():
+            if not any(f & wanted for f in lex.noun_features.values()):
+                raise TemplateError(f"nouns.{case}: no noun of ja/curated/noun_features has "
+                                    f"the feature {' or '.join(sorted(wanted))}", ctx.where)
         out: list[SlotValue] = []
         seen: set[str] = set()
         for verb in lex.usable_verbs():
@@ -145,7 +169,8 @@ class PredicateKind:
                 continue
             for args, _count in verb.frame_tuples(frames[0], lex.noun_frequency,
                                                   MIN_NOUN_FREQUENCY,
-                                                  bool(spec.get("honorific"))):
+                                                  bool(spec.get("honorific")),
+                                                  restrictions):
                 if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}

@@ -1,8 +1,9 @@
 """Japanese time expressions: rendering and reading back.
 
 Time points as Jamp writes them, largest unit first with its counter: 2010年, 3月, 5日,
-7時, 2010年3月5日7時. Intervals: 6年間, 3ヶ月間, 5日間, 2時間. Bare units (毎年, 毎月, 毎日):
-年, 月, 日, 時. ``parse_point`` / ``parse_interval`` read them back (the label command and
+7時, 2010年3月5日7時. Intervals: 6年間, 3ヶ月間, 5日間, 2時間, and as an amount before
+以内 / で / 以上 (``interval_1.amount``): 6年, 3ヶ月, 5日, 2時間 ("5日以内に", not Jamp's
+"5日間以内に"). Bare units (毎年, 毎月, 毎日): 年, 月, 日, 時. ``parse_point`` / ``parse_interval`` read them back (the label command and
 the round-trip tests use them).
 """
 
@@ -16,6 +17,7 @@ from ...timeslots import FORMATS, project
 
 POINT_SUFFIX = {"year": "年", "month": "月", "day": "日", "hour": "時"}
 INTERVAL_SUFFIX = {"year": "年間", "month": "ヶ月間", "day": "日間", "hour": "時間"}
+AMOUNT_SUFFIX = {"year": "年", "month": "ヶ月", "day": "日", "hour": "時間"}
 UNIT_WORD = {"year": "年", "month": "月", "day": "日", "hour": "時"}
 # Jamp's names for time formats (the time_format column of the released TSV files).
 FORMAT_NAMES = {
@@ -25,8 +27,9 @@ FORMAT_NAMES = {
 FORMAT_CODES = {name: code for code, name in FORMAT_NAMES.items()}
 
 _POINT = re.compile(r"(?:(\d{4})年)?(?:(\d{1,2})月)?(?:(\d{1,2})日)?(?:(\d{1,2})時)?")
-_INTERVAL = re.compile(r"(\d+)(年間|ヶ月間|日間|時間)")
-_INTERVAL_UNITS = {v: k for k, v in INTERVAL_SUFFIX.items()}
+_INTERVAL = re.compile(r"(\d+)(年間|ヶ月間|日間|時間|年|ヶ月|日)")
+_INTERVAL_UNITS = {**{v: k for k, v in AMOUNT_SUFFIX.items()},
+                   **{v: k for k, v in INTERVAL_SUFFIX.items()}}
 
 
 def time_text(kind: str, value: Mapping[str, Any]) -> str:
@@ -35,6 +38,8 @@ def time_text(kind: str, value: Mapping[str, Any]) -> str:
         return "".join(f"{getattr(start, u)}{POINT_SUFFIX[u]}" for u in FORMATS[value["format"]])
     if kind == "interval":
         return f"{value['number']}{INTERVAL_SUFFIX[value['unit']]}"
+    if kind == "amount":
+        return f"{value['number']}{AMOUNT_SUFFIX[value['unit']]}"
     return UNIT_WORD[value["unit"]]
 
 
@@ -62,6 +67,7 @@ def parse_point(text: str) -> tuple[str, _dt.datetime, _dt.datetime] | None:
 
 
 def parse_interval(text: str) -> tuple[int, str] | None:
+    """(number, unit) of an interval written either way: 5日間 or 5日."""
     m = _INTERVAL.fullmatch(text)
     if not m:
         return None

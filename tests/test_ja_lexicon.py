@@ -1,0 +1,152 @@
+"""The Japanese lexicon as templates see it (issue 13): the reviewed-tuple gate, the register
+rule, noun features as selection restrictions, and interval amounts (5日以内)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nligen.errors import TemplateError
+from nligen.lang.ja.lexicon import (EXCLUDED_FEATURES, NOUN_FEATURES, JaLexicon, honorific,
+                                    tuple_key)
+from nligen.lang.ja.slots import PredicateKind
+from nligen.lang.ja.timetext import parse_interval, time_text
+from nligen.lexicon import LexiconSet
+from nligen.slots import SlotContext
+from nligen.validate import validate
+
+REPO = Path(__file__).resolve().parents[1]
+LEXICONS = REPO / "lexicons"
+
+
+@pytest.fixture(scope="module")
+def lexicons():
+    return LexiconSet([LEXICONS])
+
+
+def options(lexicons, **spec):
+    PredicateKind.validate(spec, "test")
+    return PredicateKind().options(spec, SlotContext(lexicons, "V", "test"))
+
+
+def curated(name):
+    return yaml.safe_load((LEXICONS / "ja" / "curated" / f"{name}.yaml").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("noun, expected", [
+    ("ご要望", True), ("ご相談", True), ("お客様", True), ("お話", True), ("助産師さん", True),
+    ("お菓子", False), ("お皿", False), ("本", False), ("手紙", False)])
+def test_register_rule(noun, expected):
+    assert honorific(noun) is expected
+
+
+def test_predicate_options_use_only_read_tuples_and_respect_the_register(lexicons):
+    accepted = {(e["lemma"], tuple_key(e["args"])) for e in curated("reviewed_tuples")["entries"]}
+    rejected = {(e["lemma"], tuple_key(e["args"])) for e in curated("tuple_blocklist")["entries"]}
+    features = JaLexicon.load(lexicons).noun_features
+    seen = 0
+    for cases in ([], ["ヲ"], ["ニ"], ["ニ", "ヲ"], ["デ"]):
+        for o in options(lexicons, cases=cases):
+            fields = o._fields
+            args = {c: fields[f] for c, f in (("ヲ", "wo"), ("ニ", "ni"), ("デ", "de"))
+                    if f in fields}
+            assert o._group == fields["lemma"]
+            if not args:
+                continue  # a bare frame needs no reading
+            seen += 1
+            key = (fields["lemma"], tuple_key(args))
+            assert key in accepted and key not in rejected, key
+            for noun in args.values():
+                assert not honorific(noun), noun
+                assert not features.get(noun, frozenset()) & EXCLUDED_FEATURES, noun
+    assert seen > 1000  # the gate leaves a real vocabulary, not a handful
+
+
+@pytest.mark.parametrize("case, feature", [("ニ", "place"), ("ヲ", "ordered"), ("ヲ", "due"),
+                                           ("ニ", "container")])
+def test_noun_restrictions_hold_on_every_option(lexicons, case, feature):
+    features = JaLexicon.load(lexicons).noun_features
+    opts = options(lexicons, cases=[case] if case == "ヲ" else [case],
+                   nouns={case: feature})
+    assert opts, f"no option with a {feature} noun in {case}"
+    field = {"ヲ": "wo", "ニ": "ni"}[case]
+    for o in opts:
+        assert feature in features[o._fields[field]], o._fields
+    unrestricted = options(lexicons, cases=[case])
+    assert len(unrestricted) > len(opts)
+
+
+def test_a_restriction_may_ask_for_vague_nouns(lexicons):
+    features = JaLexicon.load(lexicons).noun_features
+    vague = options(lexicons, cases=["ヲ"], nouns={"ヲ": "vague"})
+    assert all("vague" in features[o._fields["wo"]] for o in vague)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"cases": ["ヲ"], "nouns": {"ニ": "place"}}, "nouns.ニ: not one of the clause's cases"),
+    ({"cases": ["ヲ"], "nouns": {"ヲ": "places"}}, "nouns.ヲ must be one of"),
+    ({"cases": ["ヲ"], "nouns": ["place"]}, "'nouns' must map cases"),
+    ({"cases": ["ヲ"], "nouns": {"ヲ": []}}, "nouns.ヲ must be one of"),
+])
+def test_bad_restrictions_are_template_errors(spec, message):
+    with pytest.raises(TemplateError) as exc:
+        PredicateKind.validate(spec, "t.yaml: x: slots.V")
+    assert message in str(exc.value)
+
+
+def test_validate_reports_a_restriction_no_noun_meets(tmp_path):
+    (tmp_path / "ja" / "curated").mkdir(parents=True)
+    (tmp_path / "ja" / "curated" / "noun_features.yaml").write_text(
+        "description: d\nsource: s\nlicense: CC0\nentries:\n"
+        "  - {noun: 本, features: [concrete]}\n", encoding="utf-8")
+    template = tmp_path / "t.yaml"
+    template.write_text(
+        "defaults: {language: ja}\ntemplates:\n  - id: t.1\n    slots:\n"
+        "      agent_1: {type: agent}\n"
+        "      V: {type: predicate, cases: [ニ], nouns: {ニ: place}}\n"
+        "    premises: ['{{ agent_1 }}は{{ V.ni }}に{{ V|past }}。']\n"
+        "    hypothesis: '{{ agent_1 }}は{{ V|past }}。'\n    label: entailment\n",
+        encoding="utf-8")
+    report = validate([template], [tmp_path, LEXICONS])
+    assert any("nouns.ニ: no noun of ja/curated/noun_features has the feature place" in p
+               for p in report.problems), report.problems
+
+
+def test_noun_features_file_uses_known_features():
+    entries = curated("noun_features")["entries"]
+    assert len(entries) > 4000
+    assert all(isinstance(e["noun"], str) and set(e["features"]) <= set(NOUN_FEATURES)
+               for e in entries)
+
+
+def test_shipped_jamp_templates_validate():
+    report = validate([REPO / "templates" / "jamp"])
+    assert report.problems == []
+
+
+@pytest.mark.parametrize("number, unit, interval, amount", [
+    (5, "day", "5日間", "5日"), (3, "month", "3ヶ月間", "3ヶ月"), (2, "year", "2年間", "2年"),
+    (4, "hour", "4時間", "4時間")])
+def test_interval_amounts_render_and_read_back(number, unit, interval, amount):
+    value = {"number": number, "unit": unit}
+    assert time_text("interval", value) == interval
+    assert time_text("amount", value) == amount
+    assert parse_interval(interval) == (number, unit)
+    assert parse_interval(amount) == (number, unit)
+
+
+def test_default_jamp_set_keeps_its_breadth_and_spread():
+    """The default `gen jamp` set (seed 0): issue 13's clause limit holds and the vocabulary
+    does not shrink below what the read lexicon reached (1,608 lemmas, 715 verbs)."""
+    from nligen.families import jamp
+    from nligen.tools.diversity import content_units, diversity
+
+    records = jamp.generate(seed=0).records
+    result = diversity([(r["premise"], r["hypothesis"]) for r in records],
+                       [content_units(r) for r in records])
+    assert len(records) > 9900
+    assert result["clause"]["share"] <= 0.005, result["clause"]
+    assert result["content_lemmas"] >= 1600, result["content_lemmas"]
+    assert result["verb"]["distinct"] >= 700, result["verb"]
