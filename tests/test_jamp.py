@@ -67,9 +67,10 @@ def test_fragment_splits_match_the_release(jamp_set, reference):
     splits = json.loads((reference / "jamp" / "splits_jamp.json").read_text(encoding="utf-8"))
     for name in ("fragment_easy", "fragment_hard"):
         opts = jamp.split_options(jamp_set, name)
-        ours = sorted(jamp.static_field(jamp_set.by_id(t), "jamp_template")
-                      for t in opts.restriction.templates)
-        assert ours == sorted(splits[name]["train_templates"]), name
+        # a Jamp template may be written as two of ours (34 and 34.over): compare numbers
+        ours = sorted({jamp.static_field(jamp_set.by_id(t), "jamp_template")
+                       for t in opts.restriction.templates})
+        assert ours == sorted(set(splits[name]["train_templates"])), name
     from nligen.lang.ja.timetext import FORMAT_NAMES
 
     for name in ("format_easy", "format_hard"):

@@ -307,14 +307,17 @@ class JaLexicon:
         """Simple clauses: agent + an observed argument tuple + the verb in the past.
         Curated verbs are preferred (they are the ones templates use). Verbs come in a
         seeded order without repeats (as generation draws them: evenly), so a sample of n
-        clauses has n different verbs while the pool lasts."""
-        pool = list(self.usable_verbs() or self.verbs)
-        StableRng(seed, "ja-sample", "verbs").shuffle(pool)
+        clauses has n different verbs while the pool lasts. Each verb's place and tuple
+        depend on its own key only: a verb added or removed leaves the other clauses as
+        they were (a reviewed sample is re-read only where it changed)."""
+        pool = sorted(self.usable_verbs() or self.verbs,
+                      key=lambda v: (StableRng(seed, "ja-sample", v.lemma).randbelow(1 << 30),
+                                     v.lemma))
         names = [e["name"] for e in self.names] or ["アリス"]
         out = []
         for i in range(n):
-            rng = StableRng(seed, "ja-sample", i)
             verb = pool[i % len(pool)]
+            rng = StableRng(seed, "ja-sample", verb.lemma, i // len(pool))
             args = dict(verb.pick_tuple(rng, self.noun_frequency, MIN_NOUN_FREQUENCY) or {})
             if verb.agentive:  # people act: the agent is a name, whatever filled ガ in text
                 args["ガ"] = names[rng.randbelow(len(names))]
