@@ -60,6 +60,9 @@ class Variant:
         self.side_filter = side_filter
         self._cache: dict[tuple, list[SlotValue]] = {}
         self._static: dict[str, list[SlotValue]] = {}  # options of slots that depend on no slot
+        # id(options list) -> (the list, its groups): options lists are cached above, so
+        # random sampling groups each one once, not at every draw
+        self._grouped: dict[int, tuple[list[SlotValue], list[list[SlotValue]] | None]] = {}
         self._kinds: dict[str, Any] = {}
         self._capacity: int | None | bool = False  # False = not computed yet
         self._walker: FillingWalker | None | bool = False  # False = not built yet
@@ -123,7 +126,10 @@ class Variant:
             opts = self.options(slot, chosen)
             if not opts:
                 return None
-            groups = _groups(opts)
+            cached = self._grouped.get(id(opts))
+            if cached is None:
+                cached = self._grouped[id(opts)] = (opts, _groups(opts))
+            groups = cached[1]
             peers = [chosen[p]._identity for p in self.distinct_peers[slot] if p in chosen]
             for _ in range(DISTINCT_TRIES):
                 if groups is not None:  # a group first (evenly), then one of its options

@@ -164,8 +164,11 @@ class Labeller:
         for group, key in m.groups.items():
             value = match.group(group)
             name = key.split(".")[0].split("|")[0]
-            spelled = name in time.intervals and key == f"{name}.amount" if time else False
-            if time is not None and (key == name or spelled) and name in time.names:
+            # the time value itself, or an interval spelled as its amount (interval_1.amount)
+            spelled = key == name or (key.startswith(name + ".") and time is not None
+                                      and name in time.intervals
+                                      and key[len(name) + 1:] in INTERVAL_SPELLINGS)
+            if time is not None and spelled and name in time.names:
                 parsed = self._time_value(name, value, time)
                 env[name] = parsed
                 slots[name] = parsed.provenance()

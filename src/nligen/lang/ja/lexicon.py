@@ -226,12 +226,13 @@ def _is_kanji(ch: str) -> bool:
 
 
 class JaLexicon:
-    def __init__(self, verbs: list[JaVerb], names: list[dict], meta: dict):
+    def __init__(self, verbs: list[JaVerb], names: list[dict], meta: dict,
+                 noun_features: dict[str, frozenset] | None = None):
         self.verbs = verbs
         self.names = names
         self.meta = meta
         self.by_lemma = {v.lemma: v for v in verbs}
-        self.noun_features: dict[str, frozenset] = {}
+        self.noun_features: dict[str, frozenset] = noun_features or {}
         self.noun_frequency: dict[str, int] = {}
         for v in verbs:
             for slot in v.slots.values():
@@ -264,9 +265,7 @@ class JaLexicon:
                     noun_features=features))
             except (KeyError, TypeError, ValueError):
                 raise LexiconError(f"malformed entry {e.get('lemma')!r}", frames.name) from None
-        lex = cls(verbs, names, frames.meta)
-        lex.noun_features = features
-        return lex
+        return cls(verbs, names, frames.meta, features)
 
     def stats(self) -> dict[str, Any]:
         nouns = set()

@@ -3,8 +3,8 @@
 Time points as Jamp writes them, largest unit first with its counter: 2010年, 3月, 5日,
 7時, 2010年3月5日7時. Intervals: 6年間, 3ヶ月間, 5日間, 2時間, and as an amount before
 以内 / で / 以上 (``interval_1.amount``): 6年, 3ヶ月, 5日, 2時間 ("5日以内に", not Jamp's
-"5日間以内に"). Bare units (毎年, 毎月, 毎日): 年, 月, 日, 時. ``parse_point`` / ``parse_interval`` read them back (the label command and
-the round-trip tests use them).
+"5日間以内に"). Bare units (毎年, 毎月, 毎日): 年, 月, 日, 時. ``parse_point`` /
+``parse_interval`` read them back (the label command and the round-trip tests use them).
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ FORMAT_NAMES = {
 FORMAT_CODES = {name: code for code, name in FORMAT_NAMES.items()}
 
 _POINT = re.compile(r"(?:(\d{4})年)?(?:(\d{1,2})月)?(?:(\d{1,2})日)?(?:(\d{1,2})時)?")
-_INTERVAL = re.compile(r"(\d+)(年間|ヶ月間|日間|時間|年|ヶ月|日)")
 _INTERVAL_UNITS = {**{v: k for k, v in AMOUNT_SUFFIX.items()},
                    **{v: k for k, v in INTERVAL_SUFFIX.items()}}
+# longest suffix first: 日間 before 日
+_INTERVAL = re.compile(r"(\d+)(" + "|".join(sorted(_INTERVAL_UNITS, key=len, reverse=True)) + ")")
 
 
 def time_text(kind: str, value: Mapping[str, Any]) -> str:
