@@ -228,7 +228,8 @@ def test_label_without_template_number_and_unmatched():
 @given(seed=st.integers(0, 2**31), n=st.integers(1, 30))
 def test_generated_problems_label_back(seed, n):
     """Our own problems, read back by the label command, get their own labels."""
-    ds = jamp.generate(n=n, seed=seed, fragments=["interval", "time_point", "anaphora"])
+    ds = jamp.generate(n=n, seed=seed, fragments=["interval", "time_point", "anaphora",
+                                                  "ordering", "habituality"])
     labeller = jamp.JampLabeller()
     for rec in ds.records:
         out = labeller.labeller.label(rec["premise"], rec["hypothesis"],

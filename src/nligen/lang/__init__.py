@@ -36,6 +36,9 @@ class Language:
     time_format_names: dict[str, str] = field(default_factory=dict)
     # What a filter's output looks like, as a regex (the label command matches texts).
     filter_patterns: dict[str, str] = field(default_factory=dict)
+    # What a slot field's text looks like when it is not a plain word, as a regex (ja: a
+    # predicate's ``args`` are case phrases, empty for a verb without arguments).
+    field_patterns: dict[str, str] = field(default_factory=dict)
     # clause_analyser(attachment="low"|"high") -> object whose analyse(text) gives the
     # sentence's case-marked argument phrases and says which depend on one predicate
     # (stress transformations). "high" reads a phrase that may belong to a following

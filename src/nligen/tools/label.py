@@ -74,6 +74,9 @@ def _regex(source: str, template: Template, groups: dict[str, str],
             pattern = UNIT_RE
         elif flt and template.language is not None and flt in template.language.filter_patterns:
             pattern = template.language.filter_patterns[flt]
+        elif fld and not flt and template.language is not None \
+                and fld in template.language.field_patterns:
+            pattern = template.language.field_patterns[fld]
         else:
             pattern = ".*?" if name in template.slots and template.slots[name].kind == "values" \
                 else ".+?"

@@ -9,15 +9,18 @@ section 3.2)::
     # {{ V.ni }}に{{ V.wo }}を{{ V|past }}   (fields by case: ga wo ni de to kara he yori made)
     V: {type: predicate, cases: [ヲ], jamp: cint, modifier: ヲ}
     # {{ V.no }}の{{ V.wo }}を...   (a ノ-modifier of the ヲ noun, seen with it in the corpus)
+    V: {type: predicate, cases: [[ヲ], [ニ]], deadline: true}
+    # {{ V.args }}遅れて{{ V|past }}   (alternative frames; args: 報告書を / 会議に)
 
 The agent (ガ) is not part of the tuple: agents are names (``agent`` slots).
 """
 
 from __future__ import annotations
 
-from ...errors import TemplateError
+from ...errors import LexiconError, TemplateError
 from ...slots import SlotValue
 from .caseframes import CASES, PRONOUNS
+from .lexicon import CLAUSE_ORDER, PARTICLES
 
 CASE_FIELDS = {"ガ": "ga", "ヲ": "wo", "ニ": "ni", "デ": "de", "ト": "to", "カラ": "kara",
                "ヘ": "he", "ヨリ": "yori", "マデ": "made"}
@@ -74,7 +77,13 @@ class PredicateKind:
     nouns: {CASE: FEATURE or [FEATURE, ...]}}``
 
     ``cases`` are the clause's cases besides ガ; a verb qualifies when its curated frame is
-    exactly ガ + these cases and it takes a person as subject. Options are the verb's
+    exactly ガ + these cases and it takes a person as subject. A list of such lists gives
+    alternative frames (``cases: [[], [ヲ], [ニ]]``): a verb qualifies with each of its frames
+    that is one of them, and the text names the arguments with the field ``args``, the case
+    phrases with their particles in clause order (``子供に本を``, empty for ガ alone).
+    ``modifiers: true`` adds, beside each tuple, its variants with a ノ-modifier a reader
+    accepted before one of its nouns (``ja/curated/reviewed_modifiers``: 祖母の手紙を); they
+    show in ``args`` (and the modifier in the field ``no``), so the text must use ``args``. Options are the verb's
     observed argument tuples (nouns frequent in the corpus, no pronouns), grouped by verb so
     that the engine draws verbs evenly. A verb whose curated entry lists ``durations`` (the
     interval units natural for the event) carries them as the field ``durations``; one with
@@ -90,20 +99,17 @@ class PredicateKind:
     """
 
     params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
-              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns")
+              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns", "modifiers")
 
     @staticmethod
     def validate(spec, where):
-        cases = spec.get("cases")
-        if not isinstance(cases, list) or any(c not in CASES or c == "ガ" for c in cases) \
-                or len(set(cases)) != len(cases):
-            raise TemplateError(f"'cases' must list the clause's cases besides ガ "
-                                f"(from {', '.join(CASES[1:])}); [] for ガ alone", where)
+        alternatives = case_alternatives(spec.get("cases"), where)
+        cases = sorted(set().union(*alternatives), key=CASES.index)
         if "jamp" in spec:
             _as_list(spec["jamp"], JAMP_CLASSES, "jamp", where)
         if "aspect" in spec:
             _as_list(spec["aspect"], ASPECTS, "aspect", where)
-        for key in ("volitional", "deadline", "repeatable", "honorific"):
+        for key in ("volitional", "deadline", "repeatable", "honorific", "modifiers"):
             if key in spec and not isinstance(spec[key], bool):
                 raise TemplateError(f"'{key}' must be true or false", where)
         if "transitivity" in spec:
@@ -113,8 +119,13 @@ class PredicateKind:
             if lemmas is not None and (not isinstance(lemmas, list) or not lemmas
                                        or not all(isinstance(x, str) for x in lemmas)):
                 raise TemplateError(f"'{key}' must be a list of verb lemmas", where)
-        if "modifier" in spec and spec["modifier"] not in cases:
-            raise TemplateError("'modifier' must be one of the clause's cases", where)
+        if "modifier" in spec and spec.get("modifiers"):
+            raise TemplateError("'modifier' (one case, every option) and 'modifiers' (read "
+                                "modifiers of any case, beside the plain tuple) exclude each "
+                                "other", where)
+        if "modifier" in spec and any(spec["modifier"] not in a for a in alternatives):
+            raise TemplateError("'modifier' must be one of the clause's cases (in every "
+                                "alternative)", where)
         if "nouns" in spec:
             from .lexicon import NOUN_FEATURES
 
@@ -132,7 +143,7 @@ class PredicateKind:
         from .lexicon import MIN_NOUN_FREQUENCY
 
         lex = ja_lexicon(ctx.lexicons)
-        cases = set(spec["cases"])
+        alternatives = case_alternatives(spec["cases"], ctx.where)
         jamp = set(spec["jamp"] if isinstance(spec.get("jamp"), list) else
                    [spec["jamp"]] if "jamp" in spec else [])
         aspects = spec.get("aspect")
@@ -141,6 +152,8 @@ class PredicateKind:
         trans = set(trans if isinstance(trans, list) else [trans]) if trans else None
         modifier = spec.get("modifier")
         modifiers = _modifier_table(ctx.lexicons, lex) if modifier else None
+        read_modifiers = _read_modifiers(ctx.lexicons) if spec.get("modifiers") else None
+        with_args = len(alternatives) > 1 or read_modifiers is not None
         only = set(spec["lemmas"]) if spec.get("lemmas") else None
         excluded = set(spec.get("exclude_lemmas") or ())
         restrictions = {case: frozenset(w if isinstance(w, list) else [w])
@@ -155,7 +168,7 @@ class PredicateKind:
             if only is not None and verb.lemma not in only or verb.lemma in excluded:
                 continue
             cls = verb.classes
-            frames = [f for f in verb.curated_frames if set(f) - {"ガ"} == cases]
+            frames = [f for f in verb.curated_frames if frozenset(f) - {"ガ"} in alternatives]
             if not frames or not verb.agentive:
                 continue
             if jamp and not jamp <= set(cls.get("jamp") or []):
@@ -167,26 +180,34 @@ class PredicateKind:
                 continue
             if trans and cls.get("transitivity") not in trans:
                 continue
-            for args, _count in verb.frame_tuples(frames[0], lex.noun_frequency,
-                                                  MIN_NOUN_FREQUENCY,
-                                                  bool(spec.get("honorific")),
-                                                  restrictions):
+            tuples = [t for frame in frames for t, _count in verb.frame_tuples(
+                frame, lex.noun_frequency, MIN_NOUN_FREQUENCY, bool(spec.get("honorific")),
+                restrictions)]
+            for args in tuples:
                 if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
-                extra = [None]
+                extra: list = [(None, None)]
                 if modifier:
-                    extra = modifiers.get(args[modifier], [])
-                for mod in extra:
+                    extra = [(modifier, m) for m in modifiers.get(args[modifier], [])]
+                elif read_modifiers is not None:
+                    extra += [(c, m) for c in sorted(args, key=CLAUSE_ORDER.index)
+                              for m in read_modifiers.get(args[c], ())]
+                for mod_case, mod in extra:
                     fields = {"lemma": verb.lemma, **nouns}
                     if mod is not None:
                         fields["no"] = mod
+                    if with_args:
+                        fields["args"] = "".join(
+                            (f"{mod}の" if c == mod_case else "") + args[c] + PARTICLES[c]
+                            for c in CLAUSE_ORDER if c in args)
                     key = verb.lemma + "|" + "|".join(f"{k}={v}" for k, v in fields.items()
-                                                      if k != "lemma")
+                                                      if k not in ("lemma", "args"))
                     if key in seen:
                         continue
                     seen.add(key)
-                    lemmas = (verb.lemma, *(v for k, v in fields.items() if k != "lemma"))
+                    lemmas = (verb.lemma, *(v for k, v in fields.items()
+                                            if k not in ("lemma", "args")))
                     if cls.get("durations"):
                         # the interval units natural for this event: ``interval_1.unit in
                         # V.durations`` in a time block's require keeps "9日間で音楽を演奏した" out
@@ -201,9 +222,42 @@ class PredicateKind:
         return out
 
 
+def case_alternatives(cases, where) -> list[frozenset]:
+    """A predicate's ``cases`` as alternative case sets: [ヲ] gives one, [[], [ヲ]] two."""
+    lists = cases if isinstance(cases, list) and cases and all(
+        isinstance(c, list) for c in cases) else [cases]
+    out: list[frozenset] = []
+    for alt in lists:
+        if not isinstance(alt, list) or any(c not in CASES or c == "ガ" for c in alt) \
+                or len(set(alt)) != len(alt) or frozenset(alt) in out:
+            raise TemplateError(f"'cases' must list the clause's cases besides ガ "
+                                f"(from {', '.join(CASES[1:])}); [] for ガ alone; or a list "
+                                f"of such lists, one per alternative frame", where)
+        out.append(frozenset(alt))
+    return out
+
+
 def _latin(word: str) -> bool:
     """Nouns written in Latin letters (TRUE, CPU) read as foreign material in a sentence."""
     return any("a" <= ch.lower() <= "z" or "ａ" <= ch.lower() <= "ｚ" for ch in word)
+
+
+def _read_modifiers(lexicons) -> dict[str, tuple[str, ...]]:
+    """head noun -> the ノ-modifiers a reader accepted before it (empty when not shipped)."""
+    cached = getattr(lexicons, "_ja_read_modifiers", None)
+    if cached is not None:
+        return cached
+    table: dict[str, tuple[str, ...]] = {}
+    if lexicons.find("ja/curated/reviewed_modifiers"):
+        lexicon = lexicons.get("ja/curated/reviewed_modifiers")
+        for i, e in enumerate(lexicon.entries):
+            head, mod = e.get("head"), e.get("modifier")
+            if not (isinstance(head, str) and isinstance(mod, str) and head and mod):
+                raise LexiconError(f"entry {i + 1}: needs 'head' and 'modifier' (nouns)",
+                                   lexicon.name)
+            table[head] = table.get(head, ()) + (mod,)
+    setattr(lexicons, "_ja_read_modifiers", table)
+    return table
 
 
 def _modifier_table(lexicons, lex) -> dict[str, list[str]]:
