@@ -160,6 +160,14 @@ NOUN_FEATURES = ("person", "animal", "place", "container", "ordered", "due", "co
 EXCLUDED_FEATURES = frozenset({"vague", "unfit"})
 
 
+def case_phrases(args: dict[str, str], modified: str | None = None,
+                 modifier: str | None = None) -> str:
+    """The argument phrases of a clause with their particles, in clause order (子供に本を);
+    ``modifier`` goes before the noun of case ``modified`` (祖母の手紙を)."""
+    return "".join((f"{modifier}の" if c == modified else "") + args[c] + PARTICLES[c]
+                   for c in CLAUSE_ORDER if c in args)
+
+
 def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """An argument tuple as a hashable, order-free key: ((case, noun), ...)."""
     return tuple(sorted(args.items()))
@@ -320,6 +328,5 @@ class JaLexicon:
             args = dict(verb.pick_tuple(rng, self.noun_frequency, MIN_NOUN_FREQUENCY) or {})
             if verb.agentive:  # people act: the agent is a name, whatever filled ガ in text
                 args["ガ"] = names[rng.randbelow(len(names))]
-            phrases = [args[c] + PARTICLES[c] for c in CLAUSE_ORDER if c in args]
-            out.append("".join(phrases) + conjugate(verb.lemma, "past") + "。")
+            out.append(case_phrases(args) + conjugate(verb.lemma, "past") + "。")
         return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 from ...errors import LexiconError, TemplateError
 from ...slots import SlotValue
 from .caseframes import CASES, PRONOUNS
-from .lexicon import CLAUSE_ORDER, PARTICLES
+from .lexicon import CLAUSE_ORDER, case_phrases
 
 CASE_FIELDS = {"ガ": "ga", "ヲ": "wo", "ニ": "ni", "デ": "de", "ト": "to", "カラ": "kara",
                "ヘ": "he", "ヨリ": "yori", "マデ": "made"}
@@ -83,9 +83,9 @@ class PredicateKind:
     phrases with their particles in clause order (``子供に本を``, empty for ガ alone).
     ``modifiers: true`` adds, beside each tuple, its variants with a ノ-modifier a reader
     accepted before one of its nouns (``ja/curated/reviewed_modifiers``: 祖母の手紙を); they
-    show in ``args`` (and the modifier in the field ``no``), so the text must use ``args``. Options are the verb's
-    observed argument tuples (nouns frequent in the corpus, no pronouns), grouped by verb so
-    that the engine draws verbs evenly. A verb whose curated entry lists ``durations`` (the
+    show in ``args`` (and the modifier in the field ``no``), so the text must use ``args``.
+    Options are the verb's observed argument tuples (nouns frequent in the corpus, no
+    pronouns), grouped by verb so that the engine draws verbs evenly. A verb whose curated entry lists ``durations`` (the
     interval units natural for the event) carries them as the field ``durations``; one with
     ``finest`` carries ``grains``, the time units at which its event may be located.
     ``deadline: true`` keeps verbs whose act has a due time (遅れて V), ``repeatable: true``
@@ -198,9 +198,7 @@ class PredicateKind:
                     if mod is not None:
                         fields["no"] = mod
                     if with_args:
-                        fields["args"] = "".join(
-                            (f"{mod}の" if c == mod_case else "") + args[c] + PARTICLES[c]
-                            for c in CLAUSE_ORDER if c in args)
+                        fields["args"] = case_phrases(args, mod_case, mod)
                     key = verb.lemma + "|" + "|".join(f"{k}={v}" for k, v in fields.items()
                                                       if k not in ("lemma", "args"))
                     if key in seen:
