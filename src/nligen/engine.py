@@ -12,6 +12,8 @@ the first k problems are the same for any ``n`` and label/variant quotas are bal
 
 from __future__ import annotations
 
+import hashlib
+
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -66,6 +68,9 @@ class Variant:
         self._kinds: dict[str, Any] = {}
         self._capacity: int | None | bool = False  # False = not computed yet
         self._walker: FillingWalker | None | bool = False  # False = not built yet
+        # where this variant's deal of its evenly walked slot starts (Engine.spread): how far
+        # round the groups in 1/2**32, and how many places round each group's members
+        self.spread: tuple[int, int] = (0, 0)
         slots = template.slots
         self.order = list(slots)
         self.dependent = {s for s, spec in slots.items() if spec.slot_refs}
@@ -297,9 +302,7 @@ class FillingWalker:
                 options = variant.options(members[0])
                 if even is None and _groups(options) is not None:
                     even = len(groups)
-                    options = _deal_in_rounds(
-                        options, StableRng(seed, variant.side, variant.template.id,
-                                           variant.name, "rounds"))
+                    options = _deal_in_rounds(options, seed, variant.side, variant.spread)
                 rows = [(o,) for o in options]
             else:
                 rows = []
@@ -347,13 +350,25 @@ def _groups(options: Sequence[SlotValue]) -> list[list[SlotValue]] | None:
     return list(by_group.values())
 
 
-def _deal_in_rounds(options: Sequence[SlotValue], rng: StableRng) -> list[SlotValue]:
+def _deal_in_rounds(options: Sequence[SlotValue], seed: Any, side: str,
+                    spread: tuple[int, int] = (0, 0)) -> list[SlotValue]:
     """Options reordered in rounds: one member of each group (groups in a seeded order,
-    members in a seeded order within their group), then a second member of each, ..."""
-    groups = [list(g) for g in _groups(options) or [[o] for o in options]]
-    rng.shuffle(groups)
-    for g in groups:
-        rng.shuffle(g)
+    members in a seeded order within their group), then a second member of each, ...
+    The order depends on the options' keys only, not on the template, and ``spread``
+    (Variant.spread: a fraction of the way round in 1/2**32, and a shift) rotates it: the
+    groups start that far round, each group's members ``shift`` places on, so variants open
+    with different groups and, where a group has enough members, different members, while
+    each still draws its groups evenly."""
+    def rank(key: str) -> tuple[int, str]:
+        return StableRng(seed, side, "rounds", key).randbelow(1 << 62), key
+
+    groups = [sorted(g, key=lambda o: rank(o._key))
+              for g in _groups(options) or [[o] for o in options]]
+    groups.sort(key=lambda g: rank(g[0]._group if g[0]._group is not None else g[0]._key))
+    phase, shift = spread
+    start = len(groups) * phase >> 32
+    groups = groups[start:] + groups[:start]
+    groups = [g[shift % len(g):] + g[:shift % len(g)] for g in groups]
     out: list[SlotValue] = []
     for r in range(max(len(g) for g in groups)):
         out.extend(g[r] for g in groups if r < len(g))
@@ -476,6 +491,10 @@ class Cell:
     variant: Variant
     hypotheses: list[Hypothesis]
     target: str | None  # wanted label for conditional cells; None = emit all hypotheses
+    # the K cells of one variant walk its fillings interleaved (cell k takes positions
+    # k, k+K, ...), so that the labels of a template do not repeat each other's fillings
+    phase: int = 0
+    stride: int = 1
 
     @property
     def pairs_per_unit(self) -> int:
@@ -602,7 +621,35 @@ class Engine:
                             out.append(Cell(v, [h], label))
         if not out:
             raise UsageError("the selection has no hypotheses to generate")
+        siblings: dict[int, list[Cell]] = {}
+        for cell in out:
+            siblings.setdefault(id(cell.variant), []).append(cell)
+        for group in siblings.values():
+            for k, cell in enumerate(group):
+                cell.phase, cell.stride = k, len(group)
         return out
+
+    def spread(self, variants: Sequence[Variant]) -> None:
+        """Where each variant's deal of its evenly walked slot starts (Variant.spread): the
+        j-th of J variants with the same options j/J of the way round the groups and j
+        places round each group's members, from a point drawn per set of options, so that
+        templates open with different verbs and different clauses of each verb, and a set
+        uses more of the clauses it may."""
+        by_pool: dict[tuple, list[Variant]] = {}
+        for v in variants:
+            for slot in v.order:
+                if slot in v.dependent:
+                    continue
+                options = v.options(slot)
+                if _groups(options) is not None:
+                    by_pool.setdefault(tuple(sorted(o._key for o in options)), []).append(v)
+                    break
+        for keys, pool in by_pool.items():
+            digest = hashlib.sha256("\n".join(keys).encode("utf-8")).hexdigest()
+            rng = StableRng(self.seed, "spread", digest)
+            start, shift = rng.randbelow(1 << 32), rng.randbelow(1 << 16)
+            for j, v in enumerate(pool):
+                v.spread = ((start + (j << 32) // len(pool)) % (1 << 32), shift + j)
 
     def check_total(self, n: int) -> None:
         """Refuse, before any work, an n larger than every selected variant can give."""
@@ -662,6 +709,7 @@ class Engine:
             for v in self.variants
         ]
         cells = self.cells(variants)
+        self.spread(variants)
         self._check_capacity(cells, self.units_per_cell(cells, n))
         plan = self.plan(cells, n)
         seen = seen_pairs if seen_pairs is not None else set()
@@ -720,7 +768,8 @@ class Engine:
         timed = t.time is not None
         while True:
             if walker is not None:
-                position = pointers[c]
+                stride = cell.stride if walker.even is not None else 1
+                position = pointers[c] * stride + (cell.phase if stride > 1 else 0)
                 limit = walker.size * (TIME_PASSES if timed else 1)
                 if position >= limit:
                     self._exhausted(cell, index, label_misses, dup_misses, cap)

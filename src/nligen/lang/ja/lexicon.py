@@ -40,6 +40,9 @@ class JaVerb:
     accepted: frozenset | None = None
     # noun -> its semantic features (curated/noun_features.yaml), shared by all verbs
     noun_features: dict[str, frozenset] = field(default_factory=dict)
+    # tuple_key() -> how a reader found the clause in the template frames
+    # (curated/clause_readings.yaml); a clause without one was not read in context
+    readings: dict[tuple, "ClauseReading"] = field(default_factory=dict)
     _cumulative: list[int] = field(default_factory=list)
     _usable: list = field(default_factory=list)
 
@@ -147,6 +150,25 @@ class JaVerb:
         return self._usable[bisect.bisect_right(self._cumulative, x)][0]
 
 
+@dataclass(frozen=True)
+class ClauseReading:
+    """How a reader found one clause (a verb with these arguments) in the frames templates
+    put it in (curated/clause_readings.yaml; its criteria say how each was tested):
+    ``durations``, the interval units its event takes (3時間で / 3日間); ``habits``, the units
+    of a plausible routine (毎日 / 毎月 / 毎年); ``flags``, the frames it reads naturally in
+    (``since``: 以来 V-ている, ``now``: 現在 V-ている, ``anaphor``: それを / その〈noun〉,
+    ``due``: いつも遅れて V; ``habit``: some unit of 毎〜, derived from ``habits``)."""
+
+    durations: tuple[str, ...] = ()
+    habits: tuple[str, ...] = ()
+    flags: frozenset = frozenset()
+
+
+CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "habit")  # habit: some habits
+DURATION_UNITS = ("hour", "day", "month", "year")
+HABIT_UNITS = ("day", "month", "year")
+
+
 # A filler must occur at least this often in the whole corpus (any verb, any case): rare
 # fillers are mostly extraction fragments (台駅) or too specialised to read naturally.
 MIN_NOUN_FREQUENCY = 3
@@ -188,6 +210,39 @@ def _curated_tuples(lexicons: LexiconSet, name: str = "ja/curated/tuple_blocklis
             raise LexiconError(f"entry {i + 1}: needs 'lemma' and 'args' ({{case: noun}})",
                                lexicon.name)
         out.setdefault(lemma, set()).add(tuple_key(args))
+    return out
+
+
+def _clause_readings(lexicons: LexiconSet, name: str = "ja/curated/clause_readings"
+                     ) -> dict[str, dict[tuple, tuple[dict[str, str], ClauseReading, bool]]]:
+    """lemma -> tuple key -> (args, reading, composed) from curated/clause_readings (empty
+    when not shipped). A composed clause was written by a reader, not observed in the
+    corpora: generation adds it to the verb's tuples."""
+    if not lexicons.find(name):
+        return {}
+    lexicon = lexicons.get(name)
+    out: dict[str, dict] = {}
+    for i, e in enumerate(lexicon.entries):
+        lemma, args = e.get("lemma"), e.get("args")
+        durations, habits, flags = (e.get("durations", []), e.get("habits", []),
+                                    e.get("flags", []))
+        if not isinstance(lemma, str) or not isinstance(args, dict) or not args or not all(
+                isinstance(c, str) and c in CASES and isinstance(w, str) and w
+                for c, w in args.items()):
+            raise LexiconError(f"entry {i + 1}: needs 'lemma' and 'args' ({{case: noun}})",
+                               lexicon.name)
+        for key, value, known in (("durations", durations, DURATION_UNITS),
+                                  ("habits", habits, HABIT_UNITS),
+                                  ("flags", flags, CLAUSE_FLAGS)):
+            if not isinstance(value, list) or any(x not in known for x in value):
+                raise LexiconError(f"entry {i + 1}: '{key}' must be a list of "
+                                   f"{', '.join(known)}", lexicon.name)
+        reading = ClauseReading(tuple(x for x in DURATION_UNITS if x in durations),
+                                tuple(x for x in HABIT_UNITS if x in habits),
+                                frozenset(f for f in flags if f != "habit")
+                                | ({"habit"} if habits else set()))
+        out.setdefault(lemma, {})[tuple_key(args)] = (dict(args), reading,
+                                                      bool(e.get("composed", False)))
     return out
 
 
@@ -260,17 +315,26 @@ class JaLexicon:
         names = list(lexicons.get("ja/curated/names").entries) if lexicons.find(
             "ja/curated/names") else []
         features = _noun_features(lexicons)
+        readings = _clause_readings(lexicons)
         verbs = []
         for e in frames.entries:
+            read = readings.get(e.get("lemma"), {}) if isinstance(e, dict) else {}
+            # composed clauses join the observed tuples (count 1) as read and accepted
             try:
+                observed = {tuple_key(row[0]) for row in e["tuples"]}
+                composed = [(args, 1) for key, (args, _r, made) in sorted(read.items())
+                            if made and key not in observed]
+                accepted_keys = None if accepted is None else frozenset(
+                    accepted.get(e["lemma"], ())) | {tuple_key(a) for a, _ in composed}
                 verbs.append(JaVerb(
                     lemma=e["lemma"], count=e["count"],
                     frames=[(tuple(cases), n) for cases, n in e["frames"]],
-                    slots=e["slots"], tuples=[(row[0], row[1]) for row in e["tuples"]],
+                    slots=e["slots"],
+                    tuples=[(row[0], row[1]) for row in e["tuples"]] + composed,
                     classes=classes.get(e["lemma"], {}),
                     rejected=frozenset(rejected.get(e["lemma"], ())),
-                    accepted=None if accepted is None else frozenset(accepted.get(e["lemma"], ())),
-                    noun_features=features))
+                    accepted=accepted_keys, noun_features=features,
+                    readings={key: r for key, (_a, r, _m) in read.items()}))
             except (KeyError, TypeError, ValueError):
                 raise LexiconError(f"malformed entry {e.get('lemma')!r}", frames.name) from None
         return cls(verbs, names, frames.meta, features)

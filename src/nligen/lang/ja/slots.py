@@ -20,7 +20,7 @@ from __future__ import annotations
 from ...errors import LexiconError, TemplateError
 from ...slots import SlotValue
 from .caseframes import CASES, PRONOUNS
-from .lexicon import CLAUSE_ORDER, case_phrases
+from .lexicon import CLAUSE_ORDER, case_phrases, tuple_key
 
 CASE_FIELDS = {"ガ": "ga", "ヲ": "wo", "ニ": "ni", "デ": "de", "ト": "to", "カラ": "kara",
                "ヘ": "he", "ヨリ": "yori", "マデ": "made"}
@@ -92,6 +92,12 @@ class PredicateKind:
     those a person does again and again (毎年 V). Beautified and honorific nouns (ご要望,
     お客様) are left out unless ``honorific: true``: a register rule, not a list.
 
+    ``clause: [FLAG, ...]`` keeps the clauses a reader found natural in the template's frame
+    (``ja/curated/clause_readings``: ``since`` for 以来 V-ている, ``now`` for 現在 V-ている,
+    ``anaphor`` for それを / その〈noun〉, ``due`` for いつも遅れて V). A clause read in context
+    carries its own ``durations`` and ``habits`` (毎日 / 毎月 / 毎年: ``time_unit_1.unit in
+    V.habits``); an unread one the verb's ``durations`` and no habits.
+
     ``nouns`` are selection restrictions: a case's noun must have one of the listed features
     of ``ja/curated/noun_features`` (``nouns: {ニ: [place, container]}`` for "毎年〈ニ〉に…",
     ``nouns: {ヲ: ordered}`` for "最初の〈ヲ〉"). Nouns marked ``vague`` or ``unfit`` fill only a
@@ -99,7 +105,8 @@ class PredicateKind:
     """
 
     params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
-              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns", "modifiers")
+              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns", "modifiers",
+              "clause")
 
     @staticmethod
     def validate(spec, where):
@@ -119,6 +126,10 @@ class PredicateKind:
             if lemmas is not None and (not isinstance(lemmas, list) or not lemmas
                                        or not all(isinstance(x, str) for x in lemmas)):
                 raise TemplateError(f"'{key}' must be a list of verb lemmas", where)
+        if "clause" in spec:
+            from .lexicon import CLAUSE_FLAGS
+
+            _as_list(spec["clause"], CLAUSE_FLAGS, "clause", where)
         if "modifier" in spec and spec.get("modifiers"):
             raise TemplateError("'modifier' (one case, every option) and 'modifiers' (read "
                                 "modifiers of any case, beside the plain tuple) exclude each "
@@ -162,6 +173,8 @@ class PredicateKind:
             if not any(f & wanted for f in lex.noun_features.values()):
                 raise TemplateError(f"nouns.{case}: no noun of ja/curated/noun_features has "
                                     f"the feature {' or '.join(sorted(wanted))}", ctx.where)
+        flags = frozenset(spec["clause"] if isinstance(spec.get("clause"), list) else
+                          [spec["clause"]] if "clause" in spec else [])
         out: list[SlotValue] = []
         seen: set[str] = set()
         for verb in lex.usable_verbs():
@@ -186,6 +199,9 @@ class PredicateKind:
             for args in tuples:
                 if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
+                reading = verb.readings.get(tuple_key(args))
+                if flags and (reading is None or not flags <= reading.flags):
+                    continue  # not read as natural in this frame
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra: list = [(None, None)]
                 if modifier:
@@ -206,9 +222,13 @@ class PredicateKind:
                     seen.add(key)
                     lemmas = (verb.lemma, *(v for k, v in fields.items()
                                             if k not in ("lemma", "args")))
-                    if cls.get("durations"):
-                        # the interval units natural for this event: ``interval_1.unit in
-                        # V.durations`` in a time block's require keeps "9日間で音楽を演奏した" out
+                    if reading is not None:
+                        # the interval units natural for this event with these arguments:
+                        # ``interval_1.unit in V.durations`` in a time block's require keeps
+                        # "3日以上かけて建物を設計した" out; habits the units of 毎〜
+                        fields["durations"] = list(reading.durations)
+                        fields["habits"] = list(reading.habits)
+                    elif cls.get("durations"):
                         fields["durations"] = list(cls["durations"])
                     if cls.get("finest"):
                         # the time units at which the event may be located: "tp_1.unit in
