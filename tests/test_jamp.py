@@ -103,23 +103,36 @@ def test_balance_and_no_duplicates(dataset, jamp_set):
 
 
 def test_interval_units_fit_the_event(dataset, jamp_set):
-    """Durations come from the verb's curated units (9日間で音楽を演奏した is not drawn)."""
+    """Durations come from the clause as a reader read it in context (clause_readings.yaml:
+    3日以上かけて建物を設計した is not drawn), else from the verb's curated units (9日間で
+    音楽を演奏した is not drawn)."""
     import yaml
 
     from nligen.data import lexicons_dir
+    from nligen.lang.ja.lexicon import tuple_key
 
-    with open(lexicons_dir() / "ja" / "curated" / "verb_classes.yaml", encoding="utf-8") as f:
+    curated = lexicons_dir() / "ja" / "curated"
+    with open(curated / "verb_classes.yaml", encoding="utf-8") as f:
         units = {e["lemma"]: e.get("durations") for e in yaml.safe_load(f)["entries"]}
-    checked = 0
+    with open(curated / "clause_readings.yaml", encoding="utf-8") as f:
+        read = {(e["lemma"], tuple_key(e["args"])): e.get("durations", [])
+                for e in yaml.safe_load(f)["entries"]}
+    checked = from_reading = 0
     for rec in dataset.records:
         t = jamp_set.by_id(rec["template"])
         if t.time is None or not t.time.intervals:
             continue
-        allowed = units[rec["slots"]["V"]["lemma"]]
+        v = rec["slots"]["V"]
+        args = {case: v[field] for case, field in (("ヲ", "wo"), ("ニ", "ni"), ("デ", "de"),
+                                                   ("ト", "to"), ("カラ", "kara"))
+                if field in v}
+        key = (v["lemma"], tuple_key(args))
+        allowed = read[key] if key in read else units[v["lemma"]]
+        from_reading += key in read
         for name in t.time.intervals:
             assert rec["slots"][name]["unit"] in allowed, rec
             checked += 1
-    assert checked > 100
+    assert checked > 100 and from_reading > checked // 4
 
 
 def test_time_fields_and_rendering(dataset):

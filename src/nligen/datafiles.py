@@ -50,6 +50,8 @@ def load_yaml(text: str, where: str, error: type[NligenError]) -> Any:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "syntax error"
+        if "nesting depth" in problem:  # newer parsers (PyYAML 6.0.4) stop deep input first
+            raise error(f"nested too deeply{line}: {problem}", where) from None
         raise error(f"malformed YAML{line}: {problem}", where) from None
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
         raise error(f"cannot load YAML: {printable(str(exc))[:160] or type(exc).__name__}",

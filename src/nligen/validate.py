@@ -106,11 +106,13 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
                 else _samples(v, LABEL_SAMPLES))
     rendered_one = False
     draws = TIME_DRAWS_PER_FILLING if t.time is not None else 1
-    timed = ((f, d) for f in fillings for d in range(draws))
-    for filling, d in timed:
+    # every filling gets draws of its own: keyed on the filling's place in the sample, so
+    # that a label reached only by some time values is found whatever the fillings are
+    timed = ((i, f, d) for i, f in enumerate(fillings) for d in range(draws))
+    for i, filling, d in timed:
         context = dict(filling)
         if t.time is not None:
-            drawn = t.time.draw(StableRng("validate-time", t.id, d, len(context)), d,
+            drawn = t.time.draw(StableRng("validate-time", t.id, i, d), d,
                                 engine.time_text(t), env=filling)
             if drawn is None:
                 continue

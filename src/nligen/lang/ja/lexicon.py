@@ -55,10 +55,12 @@ class JaVerb:
 
     @property
     def agentive(self) -> bool:
-        """A person is the subject: the curated volitional class, else the corpus evidence."""
-        if "volitional" in self.classes:
-            return bool(self.classes["volitional"]) or self.person_agent
-        return self.person_agent
+        """A person is the subject: the curated volitional class, else the corpus evidence,
+        or a reader's: a clause read in context without a ガ noun was read with a named
+        person as subject (clause_readings.yaml: 「アリスは野球部に所属した」)."""
+        if self.classes.get("volitional") or self.person_agent:
+            return True
+        return any(all(case != "ガ" for case, _ in key) for key in self.readings)
 
     @property
     def curated_frames(self) -> list[tuple[str, ...]]:

@@ -8,7 +8,8 @@ section 3.2)::
     V: {type: predicate, cases: [ニ, ヲ], jamp: tp, volitional: true}
     # {{ V.ni }}に{{ V.wo }}を{{ V|past }}   (fields by case: ga wo ni de to kara he yori made)
     V: {type: predicate, cases: [ヲ], jamp: cint, modifier: ヲ}
-    # {{ V.no }}の{{ V.wo }}を...   (a ノ-modifier of the ヲ noun, seen with it in the corpus)
+    # {{ V.no }}の{{ V.wo }}を...   (a ノ-modifier of the ヲ noun a reader accepted,
+    #                                ja/curated/reviewed_modifiers; else any seen with it)
     V: {type: predicate, cases: [[ヲ], [ニ]], deadline: true}
     # {{ V.args }}遅れて{{ V|past }}   (alternative frames; args: 報告書を / 会議に)
 
@@ -162,7 +163,11 @@ class PredicateKind:
         trans = spec.get("transitivity")
         trans = set(trans if isinstance(trans, list) else [trans]) if trans else None
         modifier = spec.get("modifier")
-        modifiers = _modifier_table(ctx.lexicons, lex) if modifier else None
+        modifiers = None
+        if modifier:  # a reader's modifiers where shipped, else every one seen in the corpora
+            modifiers = ({head: list(mods) for head, mods in _read_modifiers(ctx.lexicons).items()}
+                         if ctx.lexicons.find("ja/curated/reviewed_modifiers")
+                         else _modifier_table(ctx.lexicons, lex))
         read_modifiers = _read_modifiers(ctx.lexicons) if spec.get("modifiers") else None
         with_args = len(alternatives) > 1 or read_modifiers is not None
         only = set(spec["lemmas"]) if spec.get("lemmas") else None
@@ -233,7 +238,13 @@ class PredicateKind:
                     if cls.get("finest"):
                         # the time units at which the event may be located: "tp_1.unit in
                         # V.grains" keeps "3月5日15時以来ここに住んでいる" out
-                        fields["grains"] = list(GRAINS[:GRAINS.index(cls["finest"]) + 1])
+                        grains = GRAINS[:GRAINS.index(cls["finest"]) + 1]
+                        if reading is not None and reading.durations and \
+                                not {"hour", "day"} & set(reading.durations):
+                            # an event or state of months or years has no hour to start at
+                            # ("2月19日18時以来球団を応援している")
+                            grains = tuple(g for g in grains if g != "hour")
+                        fields["grains"] = list(grains)
                     # the verb is the group: the engine draws verbs evenly, then a tuple
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key, group=verb.lemma))
