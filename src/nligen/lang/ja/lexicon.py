@@ -159,14 +159,17 @@ class ClauseReading:
     ``durations``, the interval units its event takes (3時間で / 3日間); ``habits``, the units
     of a plausible routine (毎日 / 毎月 / 毎年); ``flags``, the frames it reads naturally in
     (``since``: 以来 V-ている, ``now``: 現在 V-ている, ``anaphor``: それを / その〈noun〉,
-    ``due``: いつも遅れて V; ``habit``: some unit of 毎〜, derived from ``habits``)."""
+    ``due``: いつも遅れて V; ``ordinal``: 最初の / 最後の〈ヲ〉, a series read on its own and an
+    act done once to each item; ``habit``: some unit of 毎〜, derived from ``habits``; ``state``:
+    a state or habit that reads oddly as a dated event, 「12月14日に牛を飼った」, used only
+    where a template asks for ``since`` or ``now``)."""
 
     durations: tuple[str, ...] = ()
     habits: tuple[str, ...] = ()
     flags: frozenset = frozenset()
 
 
-CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "habit")  # habit: some habits
+CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state")
 DURATION_UNITS = ("hour", "day", "month", "year")
 HABIT_UNITS = ("day", "month", "year")
 

@@ -207,6 +207,9 @@ class PredicateKind:
                 reading = verb.readings.get(tuple_key(args))
                 if flags and (reading is None or not flags <= reading.flags):
                     continue  # not read as natural in this frame
+                if reading is not None and "state" in reading.flags and \
+                        not flags & {"since", "now", "state"}:
+                    continue  # a state, not a dated event ("12月14日に牛を飼った")
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra: list = [(None, None)]
                 if modifier:
@@ -235,20 +238,32 @@ class PredicateKind:
                         fields["habits"] = list(reading.habits)
                     elif cls.get("durations"):
                         fields["durations"] = list(cls["durations"])
-                    if cls.get("finest"):
-                        # the time units at which the event may be located: "tp_1.unit in
-                        # V.grains" keeps "3月5日15時以来ここに住んでいる" out
-                        grains = GRAINS[:GRAINS.index(cls["finest"]) + 1]
-                        if reading is not None and reading.durations and \
-                                not {"hour", "day"} & set(reading.durations):
-                            # an event or state of months or years has no hour to start at
-                            # ("2月19日18時以来球団を応援している")
-                            grains = tuple(g for g in grains if g != "hour")
-                        fields["grains"] = list(grains)
+                    # the time units at which the event may be located: "tp_1.grain in
+                    # V.grains" keeps "3月5日15時以来ここに住んでいる" out
+                    fields["grains"] = clause_grains(cls.get("finest"), reading)
                     # the verb is the group: the engine draws verbs evenly, then a tuple
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key, group=verb.lemma))
         return out
+
+
+def clause_grains(finest: str | None, reading) -> list[str]:
+    """The time units at which a clause's event may be located (a time point's ``grain``,
+    the finest unit its text shows): no finer than the verb's ``finest``; no hour for an
+    event or state that lasts months or years ("2月19日18時以来球団を応援している"); and no
+    coarser than its routine, read in context: a daily act is dated to the day
+    ("2016年に事務所に戻った" tells nothing), a monthly one at least to the month
+    ("2009年に水道代を払った")."""
+    grains = list(GRAINS[:GRAINS.index(finest) + 1] if finest else GRAINS)
+    if reading is None:
+        return grains
+    if reading.durations and not {"hour", "day"} & set(reading.durations):
+        grains = [g for g in grains if g != "hour"]
+    if "day" in reading.habits:
+        grains = [g for g in grains if g in ("day", "hour")]
+    elif "month" in reading.habits:
+        grains = [g for g in grains if g != "year"]
+    return grains
 
 
 def case_alternatives(cases, where) -> list[frozenset]:
