@@ -141,7 +141,11 @@ class JaVerb:
         """An observed argument tuple, drawn in proportion to its corpus frequency
         (cumulative weights computed once)."""
         if not self._cumulative:
-            self._usable = self.usable_tuples(noun_frequency, min_frequency)
+            # as a dated event, the way most templates use a clause: no states (牛を飼った)
+            self._usable = [(args, n) for args, n in self.usable_tuples(noun_frequency,
+                                                                          min_frequency)
+                            if "state" not in getattr(self.readings.get(tuple_key(args)),
+                                                      "flags", ())]
             total = 0
             for _, n in self._usable:
                 total += n
@@ -162,14 +166,15 @@ class ClauseReading:
     ``due``: いつも遅れて V; ``ordinal``: 最初の / 最後の〈ヲ〉, a series read on its own and an
     act done once to each item; ``habit``: some unit of 毎〜, derived from ``habits``; ``state``:
     a state or habit that reads oddly as a dated event, 「12月14日に牛を飼った」, used only
-    where a template asks for ``since`` or ``now``)."""
+    where a template asks for ``since`` or ``now``; ``telic``: a bare duration does not fit,
+    「1時間以上魚を料理した」, for ``exclude_clause``)."""
 
     durations: tuple[str, ...] = ()
     habits: tuple[str, ...] = ()
     flags: frozenset = frozenset()
 
 
-CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state")
+CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state", "telic")
 DURATION_UNITS = ("hour", "day", "month", "year")
 HABIT_UNITS = ("day", "month", "year")
 

@@ -107,7 +107,7 @@ class PredicateKind:
 
     params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
               "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns", "modifiers",
-              "clause")
+              "clause", "exclude_clause")
 
     @staticmethod
     def validate(spec, where):
@@ -127,10 +127,11 @@ class PredicateKind:
             if lemmas is not None and (not isinstance(lemmas, list) or not lemmas
                                        or not all(isinstance(x, str) for x in lemmas)):
                 raise TemplateError(f"'{key}' must be a list of verb lemmas", where)
-        if "clause" in spec:
-            from .lexicon import CLAUSE_FLAGS
+        for key in ("clause", "exclude_clause"):
+            if key in spec:
+                from .lexicon import CLAUSE_FLAGS
 
-            _as_list(spec["clause"], CLAUSE_FLAGS, "clause", where)
+                _as_list(spec[key], CLAUSE_FLAGS, key, where)
         if "modifier" in spec and spec.get("modifiers"):
             raise TemplateError("'modifier' (one case, every option) and 'modifiers' (read "
                                 "modifiers of any case, beside the plain tuple) exclude each "
@@ -178,8 +179,8 @@ class PredicateKind:
             if not any(f & wanted for f in lex.noun_features.values()):
                 raise TemplateError(f"nouns.{case}: no noun of ja/curated/noun_features has "
                                     f"the feature {' or '.join(sorted(wanted))}", ctx.where)
-        flags = frozenset(spec["clause"] if isinstance(spec.get("clause"), list) else
-                          [spec["clause"]] if "clause" in spec else [])
+        flags = _flag_set(spec.get("clause"))
+        unwanted = _flag_set(spec.get("exclude_clause"))
         out: list[SlotValue] = []
         seen: set[str] = set()
         for verb in lex.usable_verbs():
@@ -207,6 +208,8 @@ class PredicateKind:
                 reading = verb.readings.get(tuple_key(args))
                 if flags and (reading is None or not flags <= reading.flags):
                     continue  # not read as natural in this frame
+                if reading is not None and unwanted & reading.flags:
+                    continue  # read as unfit for this frame (telic: no bare duration)
                 if reading is not None and "state" in reading.flags and \
                         not flags & {"since", "now", "state"}:
                     continue  # a state, not a dated event ("12月14日に牛を飼った")
@@ -245,6 +248,13 @@ class PredicateKind:
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key, group=verb.lemma))
         return out
+
+
+def _flag_set(value) -> frozenset:
+    """A slot's ``clause`` / ``exclude_clause`` value as a set of flags."""
+    if value is None:
+        return frozenset()
+    return frozenset(value if isinstance(value, list) else [value])
 
 
 def clause_grains(finest: str | None, reading) -> list[str]:
