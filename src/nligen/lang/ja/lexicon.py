@@ -391,7 +391,12 @@ class JaLexicon:
         clauses has n different verbs while the pool lasts. Each verb's place and tuple
         depend on its own key only: a verb added or removed leaves the other clauses as
         they were (a reviewed sample is re-read only where it changed)."""
-        pool = sorted(self.usable_verbs() or self.verbs,
+        # verbs with a clause that reads as a dated event (a verb whose tuples are all
+        # states, 研究所に在籍する, would come out bare: 「ミアが在籍した」)
+        usable = [v for v in self.usable_verbs()
+                  if v.pick_tuple(StableRng(seed, "ja-sample-check"), self.noun_frequency,
+                                  MIN_NOUN_FREQUENCY) is not None]
+        pool = sorted(usable or self.verbs,
                       key=lambda v: (StableRng(seed, "ja-sample", v.lemma).randbelow(1 << 30),
                                      v.lemma))
         names = [e["name"] for e in self.names] or ["アリス"]
