@@ -140,8 +140,17 @@ class JaVerb:
                    min_frequency: int = 1) -> dict[str, str] | None:
         """An observed argument tuple, drawn in proportion to its corpus frequency
         (cumulative weights computed once)."""
-        if not self._cumulative:
-            # as a dated event, the way most templates use a clause: no states (牛を飼った)
+        usable = self.event_tuples(noun_frequency, min_frequency)
+        if not usable:
+            return None
+        x = rng.randbelow(self._cumulative[-1])
+        return usable[bisect.bisect_right(self._cumulative, x)][0]
+
+    def event_tuples(self, noun_frequency: dict[str, int] | None = None,
+                     min_frequency: int = 1) -> list[tuple[dict[str, str], int]]:
+        """The usable tuples that read as a dated event, the way most templates use a
+        clause (no states: 牛を飼った), computed once with their cumulative weights."""
+        if not self._cumulative and not self._usable:
             self._usable = [(args, n) for args, n in self.usable_tuples(noun_frequency,
                                                                           min_frequency)
                             if "state" not in getattr(self.readings.get(tuple_key(args)),
@@ -150,10 +159,7 @@ class JaVerb:
             for _, n in self._usable:
                 total += n
                 self._cumulative.append(total)
-        if not self._usable:
-            return None
-        x = rng.randbelow(self._cumulative[-1])
-        return self._usable[bisect.bisect_right(self._cumulative, x)][0]
+        return self._usable
 
 
 @dataclass(frozen=True)
@@ -394,8 +400,7 @@ class JaLexicon:
         # verbs with a clause that reads as a dated event (a verb whose tuples are all
         # states, 研究所に在籍する, would come out bare: 「ミアが在籍した」)
         usable = [v for v in self.usable_verbs()
-                  if v.pick_tuple(StableRng(seed, "ja-sample-check"), self.noun_frequency,
-                                  MIN_NOUN_FREQUENCY) is not None]
+                  if v.event_tuples(self.noun_frequency, MIN_NOUN_FREQUENCY)]
         pool = sorted(usable or self.verbs,
                       key=lambda v: (StableRng(seed, "ja-sample", v.lemma).randbelow(1 << 30),
                                      v.lemma))

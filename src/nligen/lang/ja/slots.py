@@ -166,7 +166,7 @@ class PredicateKind:
         modifier = spec.get("modifier")
         modifiers = None
         if modifier:  # a reader's modifiers where shipped, else every one seen in the corpora
-            modifiers = ({head: list(mods) for head, mods in _read_modifiers(ctx.lexicons).items()}
+            modifiers = (_read_modifiers(ctx.lexicons)
                          if ctx.lexicons.find("ja/curated/reviewed_modifiers")
                          else _modifier_table(ctx.lexicons, lex))
         read_modifiers = _read_modifiers(ctx.lexicons) if spec.get("modifiers") else None
