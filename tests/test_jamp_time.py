@@ -98,7 +98,63 @@ def test_nearby_proposals_make_equal_points_reachable():
     assert equal > 10
 
 
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**9), attempt=st.integers(0, 20),
+       fmt=st.sampled_from(sorted(FORMATS)), span=st.sampled_from(["random", "short"]))
+def test_shown_hours_stay_in_the_day(seed, attempt, fmt, span):
+    hours = spec(points=["a", "b", {"c": "a + 3 hour"}], hours=[8, 20])
+    plain = spec(points=["a", "b", {"c": "a + 3 hour"}])
+    draw = hours.draw(StableRng(seed), attempt, time_text, formats=[fmt], spans=[span])
+    if "hour" not in FORMATS[fmt]:
+        # formats without the hour are drawn exactly as without ``hours``
+        same = plain.draw(StableRng(seed), attempt, time_text, formats=[fmt], spans=[span])
+        assert (draw and {k: str(v) for k, v in draw.values.items()}) == (
+            same and {k: str(v) for k, v in same.values.items()})
+        return
+    if draw is None:
+        return
+    for v in draw.values.values():
+        assert 8 <= v.start.hour <= 20
+    assert hours.check(draw.values, {}) is None
+
+
+def test_shown_hours_are_reachable_and_checked():
+    s = spec(points=["a", "b"], formats=["YMDH"], hours=[8, 20])
+    seen = {d.values["a"].start.hour for i in range(600)
+            if (d := s.draw(StableRng(3, i), i % 12, time_text)) is not None}
+    assert seen == set(range(8, 21))  # every hour of the range, no other
+    early = dict(s.draw(StableRng(3, 0), 0, time_text).values)
+    from nligen.timeslots import point_value
+
+    start = dt.datetime(2010, 3, 5, 4)
+    early["a"] = point_value("a", start, start + dt.timedelta(hours=1), "YMDH", "2010年3月5日4時")
+    assert "outside the hours 8-20" in s.check(early, {})
+
+
+def test_family_time_defaults_reach_every_template(tmp_path):
+    from nligen.templates import load_templates
+
+    (tmp_path / "family.yaml").write_text("name: fam\ntime_defaults: {hours: [9, 17]}\n",
+                                          encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        "- id: t.1\n  premises: ['{{ tp_1 }}']\n  hypothesis: '{{ tp_2 }}'\n"
+        "  time: {points: [tp_1, tp_2], formats: [DH]}\n  label: neutral\n"
+        "- id: t.2\n  premises: ['{{ tp_1 }}']\n  hypothesis: '{{ tp_1 }}'\n"
+        "  time: {points: [tp_1], formats: [DH], hours: [10, 11]}\n  label: entailment\n",
+        encoding="utf-8")
+    by_id = {t.id: t for t in load_templates([tmp_path]).templates}
+    assert by_id["t.1"].time.hours == (9, 17)
+    assert by_id["t.2"].time.hours == (10, 11)  # a template's own value wins
+    (tmp_path / "family.yaml").write_text("name: fam\ntime_defaults: {require: x}\n",
+                                          encoding="utf-8")
+    with pytest.raises(TemplateError, match="time_defaults: unknown field"):
+        load_templates([tmp_path])
+
+
 @pytest.mark.parametrize("raw, message", [
+    ({"points": ["tp_1"], "hours": [20, 8]}, "two hours of the day"),
+    ({"points": ["tp_1"], "hours": [8, 24]}, "two hours of the day"),
+    ({"points": ["tp_1"], "hours": "day"}, "two hours of the day"),
     ({"points": ["tp_1"], "formats": ["YQ"]}, "must be a list drawn from"),
     ({"points": ["tp_1", {"tp_2": "tp_9 - 1 day"}]}, "derived point"),
     ({"points": [], "intervals": []}, "declares no points"),

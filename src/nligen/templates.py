@@ -49,7 +49,7 @@ from .errors import ConditionError, NligenError, TemplateError
 from .lang import Language, get_language
 from .render import CompiledText, Renderer
 from .slots import BUILTIN_KINDS, validate_builtin
-from .timeslots import TimeSpec, parse_time_block
+from .timeslots import TIME_DEFAULT_KEYS, TimeSpec, parse_time_block
 
 LABELS = ("entailment", "neutral", "contradiction", "non-entailment")
 MAX_VARIANTS = 10_000
@@ -246,7 +246,10 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
     slots = _parse_slots(data.get("slots"), loc, axis_names, language)
     time_spec = None
     if "time" in data:
-        time_spec = parse_time_block(data["time"], loc("time"), set(slots) | axis_names)
+        raw_time = data["time"]
+        if isinstance(raw_time, Mapping) and family_defaults.get("time_defaults"):
+            raw_time = {**family_defaults["time_defaults"], **raw_time}  # the template's own win
+        time_spec = parse_time_block(raw_time, loc("time"), set(slots) | axis_names)
     time_names = set(time_spec.names) if time_spec else set()
     known_names = set(slots) | axis_names | time_names | {"variant"}
     for i, (check_name, args) in enumerate(variants.keep if variants else []):
@@ -602,7 +605,7 @@ FAMILY_KEYS = {
     "name": str, "title": str, "language": str, "default_set": str, "description": str,
     "citation": str, "license": str, "default_units_per_variant": int, "splits": dict,
     "record_defaults": dict, "license_id": str, "bibtex": str, "card_tables": list,
-    "tags": list,
+    "tags": list, "time_defaults": dict,
 }
 
 
@@ -635,6 +638,10 @@ def load_family_file(path: Path) -> dict[str, Any]:
         if not isinstance(key, str) or not _IDENT.match(key) or not (
                 value is None or isinstance(value, (str, int, float, bool))):
             raise TemplateError(f"record_defaults.{key}: must be a plain value", where)
+    bad_time = set(data.get("time_defaults") or {}) - TIME_DEFAULT_KEYS
+    if bad_time:
+        raise TemplateError(f"time_defaults: unknown field(s) {', '.join(sorted(map(str, bad_time)))} "
+                            f"(known: {', '.join(sorted(TIME_DEFAULT_KEYS))})", where)
     for split, options in (data.get("splits") or {}).items():
         cover = options.get("cover", []) if isinstance(options, Mapping) else None
         if not isinstance(cover, list) or not all(isinstance(c, str) for c in cover):

@@ -12,6 +12,7 @@ their unit from the format::
       interval_units: [year, month, day, hour]           # default: all four
       spans: [random, short]                             # default: both
       require: "tp_2.start != yesterday.start"           # must hold for every draw
+      hours: [8, 20]                                     # shown hours (default: 0-23)
 
 Formats (Jamp, Sugimoto et al. 2023, section 3.2): Y, M, D, H, YM, MD, DH, YMD, MDH,
 YMDH. Time points are drawn uniformly from 2000-01-01 0:00 to 2020-12-31 24:00 by the
@@ -21,7 +22,10 @@ for every time point of the problem": the hidden units are filled from a fixed r
 (2001-01-01, not a leap year, January has 31 days), so a label follows from the text
 alone. ``short`` spans (appendix C) put every point within a third of the unit above the
 format's smallest one (8 hours, 10 days, 4 months; 40 months for years) of the first,
-and never across a hidden unit; short intervals are 1-3 instead of 1-9.
+and never across a hidden unit; short intervals are 1-3 instead of 1-9. ``hours: [a, b]``
+keeps every point whose format shows the hour between a時 and b時 inclusive (a family can
+set it for all its templates with ``time_defaults``); points of other formats are drawn
+as without it.
 
 Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
 interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
@@ -33,7 +37,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import time as ntime
 from .conditions import Condition
@@ -62,7 +66,10 @@ SHORT_WINDOW = {
 INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
 UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
 _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
-TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require"}
+TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require",
+             "hours"}
+# What a family's ``time_defaults`` may set for every template's time block.
+TIME_DEFAULT_KEYS = {"hours"}
 
 
 def unit_duration(unit: str, k: int = 1) -> ntime.Duration:
@@ -173,6 +180,7 @@ class TimeSpec:
     require: Condition | None
     where: str
     names: list[str] = field(default_factory=list)
+    hours: tuple[int, int] | None = None  # shown hours of day, inclusive (None: all 24)
 
     @property
     def has_numbers(self) -> bool:
@@ -201,7 +209,8 @@ class TimeSpec:
         span = span_list[rng.randbelow(len(span_list))]
         values: dict[str, SlotValue] = {}
         if self.points:
-            moments = self._draw_moments(rng, fmt, span, attempt >= UNIFORM_ATTEMPTS)
+            hours = self.hours if "hour" in FORMATS[fmt] else None
+            moments = self._draw_moments(rng, fmt, span, attempt >= UNIFORM_ATTEMPTS, hours)
             if moments is None:
                 return None
             for name, moment in moments.items():
@@ -217,6 +226,8 @@ class TimeSpec:
                     return None  # the shift crosses a unit the format does not show
                 values[name] = point_value(name, proj[0], proj[1], fmt,
                                            render("point", {"start": start, "format": fmt}))
+            if hours is not None and not self._hours_ok(values.values()):
+                return None  # a nearby, short-span or derived point left the shown hours
             point_units = [u for u in FORMATS[fmt] if u in self.interval_units]
         else:
             point_units = [fmt]
@@ -277,6 +288,11 @@ class TimeSpec:
                    if p in values}
         if len(formats) > 1:
             return f"time points of different formats ({', '.join(sorted(formats))})"
+        if self.hours is not None and formats and "hour" in FORMATS[next(iter(formats))]:
+            if not self._hours_ok(values[p] for p in self.points + list(self.derived)
+                                  if p in values):
+                lo, hi = self.hours
+                return f"a time point outside the hours {lo}-{hi}"
         for name, (base, count, unit) in self.derived.items():
             if name in values and base in values:
                 want = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
@@ -289,15 +305,19 @@ class TimeSpec:
                 return f"the time block's require does not hold ({self.require.source})"
         return None
 
-    def _draw_moments(self, rng: StableRng, fmt: str, span: str | None,
-                      nearby: bool) -> dict[str, _dt.datetime] | None:
+    def _hours_ok(self, values: Iterable[SlotValue]) -> bool:
+        lo, hi = self.hours or (0, 23)
+        return all(lo <= v._fields["start"].hour <= hi for v in values)
+
+    def _draw_moments(self, rng: StableRng, fmt: str, span: str | None, nearby: bool,
+                      hours: tuple[int, int] | None = None) -> dict[str, _dt.datetime] | None:
         smallest = FORMATS[fmt][-1]
         out: dict[str, _dt.datetime] = {}
         if span == "short":
             window = SHORT_WINDOW[smallest]
             hidden = hidden_unit(fmt)
             for _ in range(20):
-                t0 = _uniform_hour(rng)
+                t0 = _uniform_hour(rng, hours)
                 t_end = ntime.add_duration(t0, window)
                 if t_end >= RANGE_END:
                     continue
@@ -325,13 +345,17 @@ class TimeSpec:
             elif span == "short":
                 moment = t0 + _dt.timedelta(hours=rng.randbelow(hours + 1))
             else:
-                moment = _uniform_hour(rng)
+                moment = _uniform_hour(rng, hours)
             out[name] = moment
         return out
 
 
-def _uniform_hour(rng: StableRng) -> _dt.datetime:
-    return RANGE_START + _dt.timedelta(hours=rng.randbelow(RANGE_HOURS))
+def _uniform_hour(rng: StableRng, hours: tuple[int, int] | None = None) -> _dt.datetime:
+    if hours is None:  # the whole range by the hour, as Jamp draws
+        return RANGE_START + _dt.timedelta(hours=rng.randbelow(RANGE_HOURS))
+    lo, hi = hours
+    day = rng.randbelow(RANGE_HOURS // 24)
+    return RANGE_START + _dt.timedelta(days=day, hours=lo + rng.randbelow(hi - lo + 1))
 
 
 def _same(a: _dt.datetime, b: _dt.datetime, unit: str) -> bool:
@@ -404,6 +428,17 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         raise TemplateError("no format left to draw", where)
     if units and not (points or intervals) and spans:
         raise TemplateError("bare units have no span: give 'spans: []'", f"{where}.spans")
+    hours = None
+    if "hours" in raw:
+        value = raw["hours"]
+        if (not isinstance(value, list) or len(value) != 2
+                or not all(isinstance(h, int) and not isinstance(h, bool) for h in value)
+                or not 0 <= value[0] <= value[1] <= 23):
+            raise TemplateError("must be [first, last]: two hours of the day, 0-23, in order",
+                                f"{where}.hours")
+        hours = (value[0], value[1])
+        if "hour" not in {u for f in formats for u in FORMATS[f]} and points:
+            hours = None  # no format shows the hour: nothing to restrict
     require = None
     if "require" in raw:
         try:
@@ -411,4 +446,4 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         except ConditionError as exc:
             raise ConditionError(exc.what, f"{where}.require") from None
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
-                    require, where, names)
+                    require, where, names, hours if points else None)
