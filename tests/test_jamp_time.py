@@ -131,6 +131,24 @@ def test_shown_hours_are_reachable_and_checked():
     assert "outside the hours 8-20" in s.check(early, {})
 
 
+def test_interval_max_caps_one_unit_only():
+    s = spec(intervals=["i", "j"], interval_max={"hour": 5})
+    longest: dict[str, int] = {}
+    for i in range(800):
+        d = s.draw(StableRng(4, i), i % 12, time_text, spans=["random"])
+        if d is None:
+            continue
+        for name in ("i", "j"):
+            v = d.values[name]
+            longest[v.unit] = max(longest.get(v.unit, 0), v.number)
+        assert s.check(d.values, {}) is None
+    assert longest == {"year": 9, "month": 9, "day": 9, "hour": 5}
+    from nligen.timeslots import interval_value
+
+    six = {"i": interval_value("i", 6, "hour", "6時間"), "j": interval_value("j", 2, "hour", "2時間")}
+    assert "longer than interval_max" in s.check(six, {})
+
+
 def test_family_time_defaults_reach_every_template(tmp_path):
     from nligen.templates import load_templates
 
@@ -155,6 +173,8 @@ def test_family_time_defaults_reach_every_template(tmp_path):
     ({"points": ["tp_1"], "hours": [20, 8]}, "two hours of the day"),
     ({"points": ["tp_1"], "hours": [8, 24]}, "two hours of the day"),
     ({"points": ["tp_1"], "hours": "day"}, "two hours of the day"),
+    ({"intervals": ["i"], "interval_max": {"hour": 10}}, "a number 1-9"),
+    ({"intervals": ["i"], "interval_max": {"week": 2}}, "a number 1-9"),
     ({"points": ["tp_1"], "formats": ["YQ"]}, "must be a list drawn from"),
     ({"points": ["tp_1", {"tp_2": "tp_9 - 1 day"}]}, "derived point"),
     ({"points": [], "intervals": []}, "declares no points"),

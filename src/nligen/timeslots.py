@@ -13,6 +13,7 @@ their unit from the format::
       spans: [random, short]                             # default: both
       require: "tp_2.start != yesterday.start"           # must hold for every draw
       hours: [8, 20]                                     # shown hours (default: 0-23)
+      interval_max: {hour: 5}                            # longest interval per unit
 
 Formats (Jamp, Sugimoto et al. 2023, section 3.2): Y, M, D, H, YM, MD, DH, YMD, MDH,
 YMDH. Time points are drawn uniformly from 2000-01-01 0:00 to 2020-12-31 24:00 by the
@@ -25,7 +26,8 @@ format's smallest one (8 hours, 10 days, 4 months; 40 months for years) of the f
 and never across a hidden unit; short intervals are 1-3 instead of 1-9. ``hours: [a, b]``
 keeps every point whose format shows the hour between a時 and b時 inclusive (a family can
 set it for all its templates with ``time_defaults``); points of other formats are drawn
-as without it.
+as without it. ``interval_max: {hour: 5}`` caps the number of an interval in that unit
+(1-5 hours instead of 1-9; a short span's 1-3 stays).
 
 Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
 interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
@@ -67,9 +69,9 @@ INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
 UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
 _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
 TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require",
-             "hours"}
+             "hours", "interval_max"}
 # What a family's ``time_defaults`` may set for every template's time block.
-TIME_DEFAULT_KEYS = {"hours"}
+TIME_DEFAULT_KEYS = {"hours", "interval_max"}
 
 
 def unit_duration(unit: str, k: int = 1) -> ntime.Duration:
@@ -181,6 +183,7 @@ class TimeSpec:
     where: str
     names: list[str] = field(default_factory=list)
     hours: tuple[int, int] | None = None  # shown hours of day, inclusive (None: all 24)
+    interval_max: dict[str, int] = field(default_factory=dict)  # unit -> longest number
 
     @property
     def has_numbers(self) -> bool:
@@ -236,6 +239,7 @@ class TimeSpec:
                 return None
             unit = point_units[rng.randbelow(len(point_units))]
             lo, hi = INTERVAL_RANGE[span]
+            hi = min(hi, self.interval_max.get(unit, hi))
             for name in self.intervals:
                 number = rng.randint(lo, hi)
                 shown = {"number": number, "unit": unit}
@@ -298,6 +302,11 @@ class TimeSpec:
                 want = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
                 if values[name]._fields["start"] != want:
                     return f"{name} is not {base} shifted by {count} {unit}"
+        for name in self.intervals:
+            if name in values:
+                f = values[name]._fields
+                if f["number"] > self.interval_max.get(f["unit"], f["number"]):
+                    return f"{name} is longer than interval_max allows ({f['number']} {f['unit']})"
         scope = dict(env)
         scope.update(values)
         if self.require is not None and all(n in scope for n in self.require.slot_names):
@@ -439,6 +448,15 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         hours = (value[0], value[1])
         if "hour" not in {u for f in formats for u in FORMATS[f]} and points:
             hours = None  # no format shows the hour: nothing to restrict
+    interval_max: dict[str, int] = {}
+    if "interval_max" in raw:
+        value = raw["interval_max"]
+        if (not isinstance(value, Mapping) or not all(
+                u in UNIT_ORDER and isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= 9
+                for u, k in value.items())):
+            raise TemplateError("must map units (year, month, day, hour) to a number 1-9, "
+                                "e.g. {hour: 5}", f"{where}.interval_max")
+        interval_max = dict(value)
     require = None
     if "require" in raw:
         try:
@@ -446,4 +464,4 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         except ConditionError as exc:
             raise ConditionError(exc.what, f"{where}.require") from None
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
-                    require, where, names, hours if points else None)
+                    require, where, names, hours if points else None, interval_max)
