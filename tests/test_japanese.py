@@ -104,3 +104,31 @@ def test_every_lexicon_verb_and_form_analyses_back():
     failures = [(lemma, form) for lemma, args in LEXICON_VERBS for form in FORMS
                 if not analyses_back(lemma, form, args)]
     assert not failures, failures[:20]
+
+
+@pytest.mark.parametrize("finest, durations, habits, flags, repeatable, want", [
+    # a momentary everyday act: dated to the day or the hour (not "7月にフリスビーを投げた")
+    ("hour", (), (), set(), True, ["day", "hour"]),
+    # the same act done once in a life (卒業する) keeps every unit
+    ("hour", (), (), set(), False, ["year", "month", "day", "hour"]),
+    # works of a career (最後の小説を発表した) and states keep the coarse units
+    ("hour", (), (), {"ordinal"}, True, ["year", "month", "day", "hour"]),
+    ("day", ("year",), (), {"state"}, True, ["year", "month", "day"]),
+    # a verb dated no finer than the month keeps its finest unit
+    ("month", (), (), set(), True, ["month"]),
+    # an act of hours: not dated by the year alone ("2015年に映画を見た")
+    ("hour", ("hour",), (), set(), True, ["month", "day", "hour"]),
+    # an act of days or months: any unit but the hour when it lasts months
+    ("hour", ("day",), (), set(), True, ["year", "month", "day", "hour"]),
+    ("hour", ("month",), (), set(), True, ["year", "month", "day"]),
+    # a routine bounds it too: a daily one to the day, a monthly one to the month
+    ("hour", ("hour",), ("day",), set(), True, ["day", "hour"]),
+    ("day", ("day",), ("month",), set(), True, ["month", "day"]),
+])
+def test_clause_grains(finest, durations, habits, flags, repeatable, want):
+    from nligen.lang.ja.lexicon import ClauseReading
+    from nligen.lang.ja.slots import clause_grains
+
+    reading = ClauseReading(durations, habits, frozenset(flags))
+    assert clause_grains(finest, reading, repeatable) == want
+    assert clause_grains(finest, None, repeatable)[-1] == finest  # unread: the verb's finest

@@ -243,7 +243,8 @@ class PredicateKind:
                         fields["durations"] = list(cls["durations"])
                     # the time units at which the event may be located: "tp_1.grain in
                     # V.grains" keeps "3月5日15時以来ここに住んでいる" out
-                    fields["grains"] = clause_grains(cls.get("finest"), reading)
+                    fields["grains"] = clause_grains(cls.get("finest"), reading,
+                                                     cls.get("repeatable", True))
                     # the verb is the group: the engine draws verbs evenly, then a tuple
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key, group=verb.lemma))
@@ -257,13 +258,19 @@ def _flag_set(value) -> frozenset:
     return frozenset(value if isinstance(value, list) else [value])
 
 
-def clause_grains(finest: str | None, reading) -> list[str]:
+def clause_grains(finest: str | None, reading, repeatable: bool = True) -> list[str]:
     """The time units at which a clause's event may be located (a time point's ``grain``,
     the finest unit its text shows): no finer than the verb's ``finest``; no hour for an
     event or state that lasts months or years ("2月19日18時以来球団を応援している"); and no
     coarser than its routine, read in context: a daily act is dated to the day
     ("2016年に事務所に戻った" tells nothing), a monthly one at least to the month
-    ("2009年に水道代を払った")."""
+    ("2009年に水道代を払った").
+
+    An everyday act (a repeatable verb) is dated no coarser than its length allows: a
+    momentary one (no duration read) to the day ("7月にフリスビーを投げた", "9月にスキーを
+    担いだ" failed outside readings), one of hours to the month ("2015年に映画を見た").
+    Once-in-a-life events (repeatable: false: 卒業する), works of a career (ordinal) and
+    states keep the coarse units."""
     grains = list(GRAINS[:GRAINS.index(finest) + 1] if finest else GRAINS)
     if reading is None:
         return grains
@@ -273,6 +280,15 @@ def clause_grains(finest: str | None, reading) -> list[str]:
         grains = [g for g in grains if g in ("day", "hour")]
     elif "month" in reading.habits:
         grains = [g for g in grains if g != "year"]
+    if repeatable and not reading.flags & {"ordinal", "state"}:
+        if not reading.durations:
+            finer = [g for g in grains if g in ("day", "hour")]
+        elif reading.durations == ("hour",):
+            finer = [g for g in grains if g != "year"]
+        else:
+            finer = grains
+        # a verb dated no finer than the month (finest: month) keeps its finest unit
+        grains = finer or grains[-1:]
     return grains
 
 
