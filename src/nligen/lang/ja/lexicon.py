@@ -313,6 +313,7 @@ class JaLexicon:
         self.by_lemma = {v.lemma: v for v in verbs}
         self.noun_features: dict[str, frozenset] = noun_features or {}
         self.noun_frequency: dict[str, int] = {}
+        self._usable_verbs: list[JaVerb] | None = None
         for v in verbs:
             for slot in v.slots.values():
                 for noun, n, *_evidence in slot.get("nouns", []):
@@ -386,9 +387,11 @@ class JaLexicon:
 
     def usable_verbs(self) -> list[JaVerb]:
         """The verbs generation uses: curated classes and at least one usable tuple.
-        ``classes`` in stats() counts these."""
-        return [v for v in self.verbs
-                if v.classes and v.usable_tuples(self.noun_frequency, MIN_NOUN_FREQUENCY)]
+        ``classes`` in stats() counts these. Computed once: every predicate slot asks."""
+        if self._usable_verbs is None:
+            self._usable_verbs = [v for v in self.verbs if v.classes and v.usable_tuples(
+                self.noun_frequency, MIN_NOUN_FREQUENCY)]
+        return list(self._usable_verbs)
 
     def sample_clauses(self, n: int, seed: int) -> list[str]:
         """Simple clauses: agent + an observed argument tuple + the verb in the past.
