@@ -319,14 +319,15 @@ class TimeSpec:
         return all(lo <= v._fields["start"].hour <= hi for v in values)
 
     def _draw_moments(self, rng: StableRng, fmt: str, span: str | None, nearby: bool,
-                      hours: tuple[int, int] | None = None) -> dict[str, _dt.datetime] | None:
+                      day_hours: tuple[int, int] | None = None
+                      ) -> dict[str, _dt.datetime] | None:
         smallest = FORMATS[fmt][-1]
         out: dict[str, _dt.datetime] = {}
         if span == "short":
             window = SHORT_WINDOW[smallest]
             hidden = hidden_unit(fmt)
             for _ in range(20):
-                t0 = _uniform_hour(rng, hours)
+                t0 = _uniform_hour(rng, day_hours)
                 t_end = ntime.add_duration(t0, window)
                 if t_end >= RANGE_END:
                     continue
@@ -354,7 +355,7 @@ class TimeSpec:
             elif span == "short":
                 moment = t0 + _dt.timedelta(hours=rng.randbelow(hours + 1))
             else:
-                moment = _uniform_hour(rng, hours)
+                moment = _uniform_hour(rng, day_hours)
             out[name] = moment
         return out
 
