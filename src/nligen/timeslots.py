@@ -222,6 +222,8 @@ class TimeSpec:
                     return None
                 values[name] = point_value(name, proj[0], proj[1], fmt,
                                            render("point", {"start": proj[0], "format": fmt}))
+            if span == "short" and not self._within_short_window(values.values(), fmt):
+                return None  # hours apart, but the years they name lie 4 years apart
             for name, (base, count, unit) in self.derived.items():
                 start = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
                 proj = project(start, fmt)
@@ -313,6 +315,12 @@ class TimeSpec:
             if not self.require(scope):
                 return f"the time block's require does not hold ({self.require.source})"
         return None
+
+    @staticmethod
+    def _within_short_window(values: Iterable[SlotValue], fmt: str) -> bool:
+        starts = [v._fields["start"] for v in values]
+        window = SHORT_WINDOW[FORMATS[fmt][-1]]
+        return max(starts) <= ntime.add_duration(min(starts), window)
 
     def _hours_ok(self, values: Iterable[SlotValue]) -> bool:
         lo, hi = self.hours or (0, 23)
