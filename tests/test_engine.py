@@ -177,3 +177,54 @@ def test_capacity_counting_matches_brute_force(identity_lists, data):
                for a, b in edges)
     )
     assert _count_with_distinct(slots, edges) == brute
+
+
+# -- the even deal of grouped options (a verb's clauses) ---------------------------------
+
+def _grouped_options(sizes):
+    return [SlotValue("V", f"v{g}-{i}", {}, identity=f"v{g}", key=f"v{g}|{i}", group=f"v{g}")
+            for g, m in enumerate(sizes) for i in range(m)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(1, 12), min_size=1, max_size=8), rest=st.integers(1, 5),
+       count=st.integers(1, 4), data=st.data())
+def test_even_deal_is_a_bijection_and_pooled_variants_share_it(sizes, rest, count, data):
+    from nligen.engine import _deal_groups, _EvenDeal, _strided
+
+    seed = data.draw(st.integers(0, 99))
+    parts = _deal_groups(_grouped_options(sizes), seed, "", (seed << 20, seed, 0, count))
+    total = sum(sizes)
+    deals = [_EvenDeal(parts, rest, j, count) for j in range(count)]
+    size = deals[0].size
+    assert size == total * rest
+    # every (option, use) once: the walker pairs use k with the k-th filling of the rest
+    for deal in deals:
+        seen = Counter()
+        for p in range(size):
+            option, rank, use = deal.at(p)
+            seen[(option._key, use)] += 1
+            assert 0 <= use < rest and 0 <= rank < total
+        assert set(seen.values()) == {1} and len(seen) == size
+    # the J variants together take the shared deal in order
+    steps = size // count
+    together = sorted(_strided(size, j, count, p) for j in range(count) for p in range(steps))
+    assert together == list(range(steps * count))
+    assert sorted(_strided(size, 1 % count, count, p) for p in range(size)) == list(range(size))
+
+
+def test_even_deal_brings_every_verb_each_round_and_large_ones_up_to_three_times():
+    from nligen.engine import _deal_groups, _EvenDeal
+
+    sizes = [1, 2, 4, 9, 25]
+    parts = _deal_groups(_grouped_options(sizes), 7, "")
+    assert sorted(len(p) for p in parts) == [1, 2, 2, 2, 3, 3, 3, 8, 8, 9]
+    deal = _EvenDeal(parts, rest=100)
+    rounds = 20  # 10 parts a round
+    verbs = Counter(deal.at(p)[0]._group for p in range(10 * rounds))
+    assert verbs == {"v0": rounds, "v1": rounds, "v2": 2 * rounds, "v3": 3 * rounds,
+                     "v4": 3 * rounds}
+    # a verb's clauses come in turn: its three parts (9, 8 and 8 clauses) repeat none in
+    # their first eight rounds, and the ninth brings the 25th
+    uses = [deal.at(p)[0]._key for p in range(10 * 9) if deal.at(p)[0]._group == "v4"]
+    assert len(set(uses[:24])) == 24 and len(set(uses)) == 25
