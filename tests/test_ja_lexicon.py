@@ -126,6 +126,51 @@ def test_alternative_frames_offer_each_frame_and_spell_its_arguments(lexicons):
     assert {o._key for o in opts} == single
 
 
+def test_anaphor_clauses_put_sono_on_the_noun_picked_up(lexicons):
+    """その goes before the ヲ phrase (担任にその作文を; その担任に作文を read as broken) and
+    before the only phrase of a clause without ヲ (そのメーカーに)."""
+    from nligen.lang.ja.lexicon import case_phrases as spell
+
+    assert spell({"ニ": "担任", "ヲ": "作文"}, sono=True) == "担任にその作文を"
+    assert spell({"ニ": "メーカー"}, sono=True) == "そのメーカーに"
+    assert spell({"ヲ": "手紙"}, "ヲ", "祖母", sono=True) == "その祖母の手紙を"
+    opts = options(lexicons, cases=[["ヲ"], ["ニ"], ["ヲ", "ニ"]], clause=["anaphor"],
+                   modifiers=True)
+    both = [o for o in opts if "wo" in o._fields and "ni" in o._fields]
+    assert both, "no clause with both ヲ and ニ"
+    for o in opts:
+        fields = o._fields
+        picked = fields.get("wo") or fields.get("ni") or fields.get("de")
+        assert fields["sono_args"].replace("その", "", 1) == fields["args"], fields
+        head = fields["sono_args"].split("その", 1)[1]
+        assert head.startswith(picked) or head.startswith(f"{fields.get('no')}の{picked}")
+    # the field spells the clause: it does not change the option's identity
+    plain = {o._key for o in options(lexicons, cases=[["ヲ"], ["ニ"], ["ヲ", "ニ"]],
+                                     clause=["anaphor"])}
+    assert plain <= {o._key for o in opts}
+    assert all("sono_args" not in o._fields for o in options(lexicons, cases=[["ヲ"], ["ニ"]]))
+
+
+def test_flagged_clauses_stay_out_of_the_frames_that_exclude_them(lexicons):
+    """Clauses two people cannot do in order (クリスマスを祝う) never fill the ordering
+    templates, and acts rarer than a few times a year (パスポートを更新する) are not due."""
+    def clauses(opts):
+        return {(o._fields["lemma"], o._fields.get("wo") or o._fields.get("ni")) for o in opts}
+
+    order = dict(cases=[[], ["ヲ"], ["ニ"]], aspect=["activity", "achievement"], volitional=True)
+    unordered = {("祝う", "クリスマス"), ("寝かせる", "カレー")}
+    assert unordered <= clauses(options(lexicons, **order))
+    assert not unordered & clauses(options(lexicons, **order, exclude_clause=["unorderable"]))
+    due = clauses(options(lexicons, cases=[["ヲ"], ["ニ"]], clause=["due"]))
+    assert {("払う", "家賃"), ("提出する", "宿題")} <= due
+    assert not {("更新する", "パスポート"), ("出席する", "卒業式"), ("出す", "年賀状")} & due
+    with open(REPO / "templates" / "jamp" / "ordering_order_relation.yaml", encoding="utf-8") as f:
+        for t in yaml.safe_load(f)["templates"]:
+            spec = t["slots"]["V"]
+            if "lemmas" not in spec:  # the まで templates draw motion verbs to a place
+                assert "unorderable" in spec.get("exclude_clause", []), t["id"]
+
+
 def test_read_modifiers_come_beside_the_plain_tuple(lexicons):
     accepted = {(e["head"], e["modifier"]) for e in curated("reviewed_modifiers")["entries"]}
     opts = options(lexicons, cases=[["ヲ"], ["ニ"]], modifiers=True)

@@ -168,6 +168,26 @@ def test_interval_max_caps_one_unit_only():
     assert "longer than interval_max" in s.check(six, {})
 
 
+def test_interval_min_raises_one_unit_only_and_short_spans_follow():
+    s = spec(intervals=["i", "j"], interval_min={"day": 2})
+    shortest: dict[tuple[str, str], int] = {}
+    for i in range(1200):
+        d = s.draw(StableRng(5, i), i % 12, time_text)
+        if d is None:
+            continue
+        for name in ("i", "j"):
+            v = d.values[name]
+            key = (v.unit, d.span)
+            shortest[key] = min(shortest.get(key, 9), v.number)
+        assert s.check(d.values, {}) is None
+    assert shortest[("day", "random")] == 2 and shortest[("day", "short")] == 2
+    assert all(n == 1 for (unit, _), n in shortest.items() if unit != "day")
+    from nligen.timeslots import interval_value
+
+    one = {"i": interval_value("i", 1, "day", "1日間"), "j": interval_value("j", 3, "day", "3日間")}
+    assert "shorter than interval_min" in s.check(one, {})
+
+
 def test_family_time_defaults_reach_every_template(tmp_path):
     from nligen.templates import load_templates
 
@@ -194,6 +214,9 @@ def test_family_time_defaults_reach_every_template(tmp_path):
     ({"points": ["tp_1"], "hours": "day"}, "two hours of the day"),
     ({"intervals": ["i"], "interval_max": {"hour": 10}}, "a number 1-9"),
     ({"intervals": ["i"], "interval_max": {"week": 2}}, "a number 1-9"),
+    ({"intervals": ["i"], "interval_min": {"day": 0}}, "a number 1-9"),
+    ({"intervals": ["i"], "interval_min": {"hour": 6}, "interval_max": {"hour": 5}},
+     "more than interval_max allows"),
     ({"points": ["tp_1"], "formats": ["YQ"]}, "must be a list drawn from"),
     ({"points": ["tp_1", {"tp_2": "tp_9 - 1 day"}]}, "derived point"),
     ({"points": [], "intervals": []}, "declares no points"),

@@ -14,6 +14,7 @@ their unit from the format::
       require: "tp_2.start != yesterday.start"           # must hold for every draw
       hours: [8, 20]                                     # shown hours (default: 0-23)
       interval_max: {hour: 5}                            # longest interval per unit
+      interval_min: {day: 2}                             # shortest interval per unit
 
 Formats (Jamp, Sugimoto et al. 2023, section 3.2): Y, M, D, H, YM, MD, DH, YMD, MDH,
 YMDH. Time points are drawn uniformly from 2000-01-01 0:00 to 2020-12-31 24:00 by the
@@ -27,7 +28,8 @@ and never across a hidden unit; short intervals are 1-3 instead of 1-9. ``hours:
 keeps every point whose format shows the hour between a時 and b時 inclusive (a family can
 set it for all its templates with ``time_defaults``); points of other formats are drawn
 as without it. ``interval_max: {hour: 5}`` caps the number of an interval in that unit
-(1-5 hours instead of 1-9; a short span's 1-3 stays).
+(1-5 hours instead of 1-9; a short span's 1-3 stays), and ``interval_min: {day: 2}`` sets
+its least (2-9 days, short 2-3: 「1日間」 reads stiff where 「1日」 would be a date).
 
 Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
 interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
@@ -69,9 +71,9 @@ INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
 UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
 _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
 TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require",
-             "hours", "interval_max"}
+             "hours", "interval_max", "interval_min"}
 # What a family's ``time_defaults`` may set for every template's time block.
-TIME_DEFAULT_KEYS = {"hours", "interval_max"}
+TIME_DEFAULT_KEYS = {"hours", "interval_max", "interval_min"}
 
 
 def unit_duration(unit: str, k: int = 1) -> ntime.Duration:
@@ -184,6 +186,7 @@ class TimeSpec:
     names: list[str] = field(default_factory=list)
     hours: tuple[int, int] | None = None  # shown hours of day, inclusive (None: all 24)
     interval_max: dict[str, int] = field(default_factory=dict)  # unit -> longest number
+    interval_min: dict[str, int] = field(default_factory=dict)  # unit -> shortest number
 
     @property
     def has_numbers(self) -> bool:
@@ -242,6 +245,9 @@ class TimeSpec:
             unit = point_units[rng.randbelow(len(point_units))]
             lo, hi = INTERVAL_RANGE[span]
             hi = min(hi, self.interval_max.get(unit, hi))
+            lo = max(lo, self.interval_min.get(unit, lo))
+            if lo > hi:
+                return None  # a short span's 1-3 below this unit's interval_min
             for name in self.intervals:
                 number = rng.randint(lo, hi)
                 shown = {"number": number, "unit": unit}
@@ -309,6 +315,8 @@ class TimeSpec:
                 f = values[name]._fields
                 if f["number"] > self.interval_max.get(f["unit"], f["number"]):
                     return f"{name} is longer than interval_max allows ({f['number']} {f['unit']})"
+                if f["number"] < self.interval_min.get(f["unit"], f["number"]):
+                    return f"{name} is shorter than interval_min allows ({f['number']} {f['unit']})"
         scope = dict(env)
         scope.update(values)
         if self.require is not None and all(n in scope for n in self.require.slot_names):
@@ -457,15 +465,20 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         hours = (value[0], value[1])
         if "hour" not in {u for f in formats for u in FORMATS[f]} and points:
             hours = None  # no format shows the hour: nothing to restrict
-    interval_max: dict[str, int] = {}
-    if "interval_max" in raw:
-        value = raw["interval_max"]
+    bounds: dict[str, dict[str, int]] = {}
+    for key, example in (("interval_max", "{hour: 5}"), ("interval_min", "{day: 2}")):
+        value = raw.get(key, {})
         if (not isinstance(value, Mapping) or not all(
                 u in UNIT_ORDER and isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= 9
                 for u, k in value.items())):
             raise TemplateError("must map units (year, month, day, hour) to a number 1-9, "
-                                "e.g. {hour: 5}", f"{where}.interval_max")
-        interval_max = dict(value)
+                                f"e.g. {example}", f"{where}.{key}")
+        bounds[key] = dict(value)
+    interval_max, interval_min = bounds["interval_max"], bounds["interval_min"]
+    for unit, low in interval_min.items():
+        if low > interval_max.get(unit, 9):
+            raise TemplateError(f"{unit}: more than interval_max allows ({low} > "
+                                f"{interval_max[unit]})", f"{where}.interval_min")
     require = None
     if "require" in raw:
         try:
@@ -473,4 +486,5 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         except ConditionError as exc:
             raise ConditionError(exc.what, f"{where}.require") from None
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
-                    require, where, names, hours if points else None, interval_max)
+                    require, where, names, hours if points else None, interval_max,
+                    interval_min)

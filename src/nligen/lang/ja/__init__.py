@@ -42,7 +42,7 @@ LANGUAGE = Language(
         "past": r".+?[ただ]", "te": r".+?[てで]", "plain": r".+?[うくぐすつぬぶむる]",
         "negative": r".+?ない", "negative_zu": r".+?ず",
     },
-    field_patterns={"args": r".*?"},
+    field_patterns={"args": r".*?", "sono_args": r".*?"},
 )
 
 __all__ = ["LANGUAGE", "FORMS", "ConjugationError", "conjugate"]

@@ -180,7 +180,8 @@ class ClauseReading:
     flags: frozenset = frozenset()
 
 
-CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state", "telic")
+CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state", "telic",
+                "unorderable")
 DURATION_UNITS = ("hour", "day", "month", "year")
 HABIT_UNITS = ("day", "month", "year")
 
@@ -199,11 +200,16 @@ EXCLUDED_FEATURES = frozenset({"vague", "unfit"})
 
 
 def case_phrases(args: dict[str, str], modified: str | None = None,
-                 modifier: str | None = None) -> str:
+                 modifier: str | None = None, sono: bool = False) -> str:
     """The argument phrases of a clause with their particles, in clause order (子供に本を);
-    ``modifier`` goes before the noun of case ``modified`` (祖母の手紙を)."""
-    return "".join((f"{modifier}の" if c == modified else "") + args[c] + PARTICLES[c]
-                   for c in CLAUSE_ORDER if c in args)
+    ``modifier`` goes before the noun of case ``modified`` (祖母の手紙を). With ``sono``,
+    その goes before the phrase an anaphor picks up: the ヲ phrase where there is one
+    (担任にその作文を, not その担任に作文を), else the first."""
+    cases = [c for c in CLAUSE_ORDER if c in args]
+    picked = "ヲ" if "ヲ" in args else cases[0] if cases else None
+    return "".join(("その" if sono and c == picked else "")
+                   + (f"{modifier}の" if c == modified else "") + args[c] + PARTICLES[c]
+                   for c in cases)
 
 
 def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:

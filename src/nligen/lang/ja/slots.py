@@ -85,6 +85,8 @@ class PredicateKind:
     ``modifiers: true`` adds, beside each tuple, its variants with a ノ-modifier a reader
     accepted before one of its nouns (``ja/curated/reviewed_modifiers``: 祖母の手紙を); they
     show in ``args`` (and the modifier in the field ``no``), so the text must use ``args``.
+    With ``clause: [anaphor]`` the field ``sono_args`` is ``args`` with その before the noun
+    an anaphor picks up, the ヲ noun where there is one (担任にその作文を).
     Options are the verb's observed argument tuples (nouns frequent in the corpus, no
     pronouns), grouped by verb so that the engine draws verbs evenly. A verb whose curated entry lists ``durations`` (the
     interval units natural for the event) carries them as the field ``durations``; one with
@@ -226,13 +228,15 @@ class PredicateKind:
                         fields["no"] = mod
                     if with_args:
                         fields["args"] = case_phrases(args, mod_case, mod)
+                        if "anaphor" in flags:  # その on the noun the anaphor picks up
+                            fields["sono_args"] = case_phrases(args, mod_case, mod, sono=True)
                     key = verb.lemma + "|" + "|".join(f"{k}={v}" for k, v in fields.items()
-                                                      if k not in ("lemma", "args"))
+                                                      if k not in TEXT_FIELDS)
                     if key in seen:
                         continue
                     seen.add(key)
                     lemmas = (verb.lemma, *(v for k, v in fields.items()
-                                            if k not in ("lemma", "args")))
+                                            if k not in TEXT_FIELDS))
                     if reading is not None:
                         # the interval units natural for this event with these arguments:
                         # ``interval_1.unit in V.durations`` in a time block's require keeps
@@ -249,6 +253,10 @@ class PredicateKind:
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key, group=verb.lemma))
         return out
+
+
+# fields that spell the clause out rather than name its parts (left out of keys and lemmas)
+TEXT_FIELDS = ("lemma", "args", "sono_args")
 
 
 def _flag_set(value) -> frozenset:
