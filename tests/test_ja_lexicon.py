@@ -171,6 +171,22 @@ def test_flagged_clauses_stay_out_of_the_frames_that_exclude_them(lexicons):
                 assert "unorderable" in spec.get("exclude_clause", []), t["id"]
 
 
+def test_clause_read_keeps_exactly_the_read_clauses(lexicons):
+    read = {(e["lemma"], tuple_key(e["args"])) for e in curated("clause_readings")["entries"]}
+
+    def key(o):
+        f = o._fields
+        return f["lemma"], tuple_key({c: f[n] for c, n in (("ヲ", "wo"), ("ニ", "ni"), ("デ", "de"))
+                                      if n in f})
+
+    spec = dict(cases=[["ヲ"], ["ニ"], ["デ"]], jamp="cint")
+    every = options(lexicons, **spec)
+    kept = options(lexicons, **spec, clause=["read"])
+    assert kept and len(kept) < len(every)
+    assert {o._key for o in kept} == {o._key for o in every if key(o) in read}
+    assert ("持つ", (("ヲ", "ジャガイモ"),)) in {key(o) for o in every} - {key(o) for o in kept}
+
+
 def test_read_modifiers_come_beside_the_plain_tuple(lexicons):
     accepted = {(e["head"], e["modifier"]) for e in curated("reviewed_modifiers")["entries"]}
     opts = options(lexicons, cases=[["ヲ"], ["ニ"]], modifiers=True)

@@ -99,7 +99,8 @@ class PredicateKind:
     (``ja/curated/clause_readings``: ``since`` for 以来 V-ている, ``now`` for 現在 V-ている,
     ``anaphor`` for それを / その〈noun〉, ``due`` for いつも遅れて V). A clause read in context
     carries its own ``durations`` and ``habits`` (毎日 / 毎月 / 毎年: ``time_unit_1.unit in
-    V.habits``); an unread one the verb's ``durations`` and no habits.
+    V.habits``); an unread one the verb's ``durations`` and no habits. ``clause: [read]``
+    keeps every clause that was read, and no other.
 
     ``nouns`` are selection restrictions: a case's noun must have one of the listed features
     of ``ja/curated/noun_features`` (``nouns: {ニ: [place, container]}`` for "毎年〈ニ〉に…",
@@ -133,7 +134,8 @@ class PredicateKind:
             if key in spec:
                 from .lexicon import CLAUSE_FLAGS
 
-                _as_list(spec[key], CLAUSE_FLAGS, key, where)
+                _as_list(spec[key], CLAUSE_FLAGS + (READ,) if key == "clause" else CLAUSE_FLAGS,
+                         key, where)
         if "modifier" in spec and spec.get("modifiers"):
             raise TemplateError("'modifier' (one case, every option) and 'modifiers' (read "
                                 "modifiers of any case, beside the plain tuple) exclude each "
@@ -208,7 +210,7 @@ class PredicateKind:
                 if any(w in PRONOUNS or _latin(w) for w in args.values()):
                     continue
                 reading = verb.readings.get(tuple_key(args))
-                if flags and (reading is None or not flags <= reading.flags):
+                if flags and (reading is None or not flags <= reading.flags | {READ}):
                     continue  # not read as natural in this frame
                 if reading is not None and unwanted & reading.flags:
                     continue  # read as unfit for this frame (telic: no bare duration)
@@ -255,6 +257,10 @@ class PredicateKind:
         return out
 
 
+# ``clause: [read]`` keeps only clauses a reader read in context, whatever their flags: a
+# frame that must know how the event goes with a bare duration (3日間〈args〉V-た) leaves
+# the unread ones out (3日間ジャガイモを持った).
+READ = "read"
 # fields that spell the clause out rather than name its parts (left out of keys and lemmas)
 TEXT_FIELDS = ("lemma", "args", "sono_args")
 
