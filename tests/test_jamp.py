@@ -135,6 +135,20 @@ def test_interval_units_fit_the_event(dataset, jamp_set):
     assert checked > 100 and from_reading > checked // 4
 
 
+def test_no_past_tense_claim_about_a_day_after_today(dataset):
+    """Template 8 (昨日 … 今日は tp_1 だ; hypothesis: tp_2 に V-た) never dates the
+    hypothesis after today: 「今日は2月9日だ」 then 「2月16日に…怒った」 read as ill-formed."""
+    seen = 0
+    for rec in dataset.records:
+        if rec["template"] != "anaphora.yesterday.8":
+            continue
+        slots = rec["slots"]
+        assert slots["tp_2"]["start"] <= slots["tp_1"]["start"], rec
+        assert slots["tp_2"]["start"] != slots["yesterday"]["start"]
+        seen += 1
+    assert seen >= 10
+
+
 def test_time_fields_and_rendering(dataset):
     from nligen.lang.ja.timetext import FORMAT_NAMES, parse_point
 
