@@ -187,6 +187,19 @@ def test_clause_read_keeps_exactly_the_read_clauses(lexicons):
     assert ("持つ", (("ヲ", "ジャガイモ"),)) in {key(o) for o in every} - {key(o) for o in kept}
 
 
+def test_predicate_options_are_built_once_per_spec_and_slot(lexicons):
+    spec = dict(cases=[["ヲ"]], jamp="cint")
+    first = PredicateKind().options(dict(spec), SlotContext(lexicons, "V", "a.yaml: t.1"))
+    again = PredicateKind().options(dict(spec), SlotContext(lexicons, "V", "b.yaml: t.2"))
+    assert again is first  # shared by the templates that ask for the same clauses
+    other = PredicateKind().options(dict(spec), SlotContext(lexicons, "W", "a.yaml: t.1"))
+    assert other is not first and [o._key for o in other] == [o._key for o in first]
+    assert all(o._slot_name == "W" for o in other)
+    narrower = PredicateKind().options(dict(spec, lemmas=["読む"]), SlotContext(
+        lexicons, "V", "a.yaml: t.1"))
+    assert {o._fields["lemma"] for o in narrower} == {"読む"}
+
+
 def test_read_modifiers_come_beside_the_plain_tuple(lexicons):
     accepted = {(e["head"], e["modifier"]) for e in curated("reviewed_modifiers")["entries"]}
     opts = options(lexicons, cases=[["ヲ"], ["ニ"]], modifiers=True)

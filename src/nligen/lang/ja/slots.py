@@ -18,6 +18,8 @@ The agent (ガ) is not part of the tuple: agents are names (``agent`` slots).
 
 from __future__ import annotations
 
+import json
+
 from ...errors import LexiconError, TemplateError
 from ...slots import SlotValue
 from .caseframes import CASES, PRONOUNS
@@ -157,6 +159,18 @@ class PredicateKind:
                 _as_list(wanted, NOUN_FEATURES, f"nouns.{case}", where)
 
     def options(self, spec, ctx):
+        # Templates of a family share specs (24 ordering templates ask for the same clauses):
+        # the options are built once per lexicon set, slot name and spec, not per template.
+        cache = getattr(ctx.lexicons, "_ja_predicate_options", None)
+        if cache is None:
+            cache = {}
+            setattr(ctx.lexicons, "_ja_predicate_options", cache)
+        key = (ctx.slot, json.dumps(spec, sort_keys=True, ensure_ascii=False, default=str))
+        if key not in cache:
+            cache[key] = self._build_options(spec, ctx)
+        return cache[key]
+
+    def _build_options(self, spec, ctx):
         from .lexicon import MIN_NOUN_FREQUENCY
 
         lex = ja_lexicon(ctx.lexicons)
