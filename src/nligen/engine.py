@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import math
-
 from bisect import bisect_right
-from fractions import Fraction
 from collections import Counter
+from fractions import Fraction
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -75,6 +74,10 @@ class Variant:
         # far round the groups in 1/2**32, how many places round each group's members, and
         # that it is the j-th of J variants sharing the deal
         self.spread: tuple[int, int, int, int] = (0, 0, 0, 1)
+        # (slot, parts of its deal) when Engine.spread dealt this variant's pool once for all
+        # the variants sharing it (_deal_groups ranks every option: a pool of 5,000 clauses
+        # is shared by 24 templates)
+        self.dealt: tuple[str, list[list[SlotValue]]] | None = None
         slots = template.slots
         self.order = list(slots)
         self.dependent = {s for s, spec in slots.items() if spec.slot_refs}
@@ -323,8 +326,11 @@ class FillingWalker:
         rest = size // len(groups[even][1]) if even is not None else size
         deal = None
         if even is not None:
-            members, rows = groups[even]
-            dealt = _deal_groups([r[0] for r in rows], seed, variant.side, variant.spread)
+            (slot,), rows = groups[even]
+            if variant.dealt is not None and variant.dealt[0] == slot:
+                dealt = variant.dealt[1]
+            else:
+                dealt = _deal_groups([r[0] for r in rows], seed, variant.side, variant.spread)
             deal = _EvenDeal(dealt, rest, variant.spread[2], variant.spread[3])
         return cls(variant, groups, StablePermutation(rest, seed, variant.side,
                                                       variant.template.id, variant.name),
@@ -707,21 +713,26 @@ class Engine:
         clause of the pool has come (the templates of a sub-fragment share a pool; when
         each walked the whole deal, a verb with few clauses repeated them across
         templates), and the verbs are still drawn evenly over the set."""
-        by_pool: dict[tuple, list[Variant]] = {}
+        by_pool: dict[tuple, list[tuple[Variant, str]]] = {}
         for v in variants:
             for slot in v.order:
                 if slot in v.dependent:
                     continue
                 options = v.options(slot)
                 if _groups(options) is not None:
-                    by_pool.setdefault(tuple(sorted(o._key for o in options)), []).append(v)
+                    by_pool.setdefault(tuple(sorted(o._key for o in options)), []).append((v, slot))
                     break
         for keys, pool in by_pool.items():
             digest = hashlib.sha256("\n".join(keys).encode("utf-8")).hexdigest()
             rng = StableRng(self.seed, "spread", digest)
             start, shift = rng.randbelow(1 << 32), rng.randbelow(1 << 16)
-            for j, v in enumerate(pool):
+            first, first_slot = pool[0]
+            dealt = _deal_groups(first.options(first_slot), self.seed, first.side,
+                                 (start, shift, 0, 1))
+            for j, (v, slot) in enumerate(pool):
                 v.spread = (start, shift, j, len(pool))
+                if v.side == first.side:
+                    v.dealt = (slot, dealt)
 
     def check_total(self, n: int) -> None:
         """Refuse, before any work, an n larger than every selected variant can give."""
@@ -997,4 +1008,3 @@ def iter_units(items: Iterable[Item]) -> list[list[Item]]:
         else:
             units.append([item])
     return units
-
