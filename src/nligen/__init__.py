@@ -7,7 +7,7 @@ Library entry points (imported lazily so ``import nligen`` stays light):
 * :func:`nligen.validate` — lint templates against lexicons
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["__version__", "generate", "load_templates", "validate", "list_variants"]
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from . import __version__
 from .card import dataset_card
 from .engine import Engine, Selection, describe_variants
 from .errors import SplitError, UsageError
 from .lexicon import LexiconSet
 from .splits import SEEN_UNSEEN, SplitItem, SplitOptions, generate_restricted, generate_with_split
 from .templates import TemplateSet, load_templates
+from .version import __version__
 from .writers import (
     FORMAT_EXT, GENERIC_TSV, TsvFormat, is_dir_target, iter_tsv, write_file_atomically,
     write_files_atomically, write_stdout,

@@ -15,10 +15,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Iterable, Protocol
 
-if TYPE_CHECKING:
-    from .api import Dataset
+
+class Dataset(Protocol):
+    """What a card reads of a dataset (nligen.api.Dataset has it)."""
+
+    family: str
+    family_info: Mapping[str, Any]
+
+    def iter_records(self) -> Iterable[dict]: ...
 
 # Hugging Face size categories (upper bounds, exclusive).
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -252,11 +258,11 @@ def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -
     return "\n".join(lines)
 
 
-def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> str:
+def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]], *,
+                data_file: str, citation: str, bibtex: str) -> str:
     """The card of a ``gen stress`` folder: what was transformed, how, the label counts per
-    transformation and pair, and whom to cite."""
-    from .stress import BIBTEX, CITATION, DATA_FILE
-
+    transformation and pair, and whom to cite (``citation``, ``bibtex``: the JSICK paper's;
+    ``data_file``: the folder's data file)."""
     total = len(records)
     lines = ["---", f"pretty_name: {_yaml_scalar('JSICK-style stress transformations')}",
              "license: \"other\"", "language:", "- \"ja\"",
@@ -267,7 +273,7 @@ def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]
              "source_datasets:", "- extended",
              "tags:", "- \"nli\"", "- \"stress-test\"", "- \"nligen\"", "- \"jsick\"",
              "configs:", "- config_name: default", "  data_files:",
-             f"  - split: {_yaml_scalar(HUB_SPLIT['all'])}", f"    path: {_yaml_scalar(DATA_FILE)}",
+             f"  - split: {_yaml_scalar(HUB_SPLIT['all'])}", f"    path: {_yaml_scalar(data_file)}",
              "---", "", "# JSICK-style stress transformations", "",
              f"Made by nligen {manifest['nligen_version']} with `{manifest['command']}` from "
              f"`{manifest['input']['path']}` ({manifest['input']['rows']} rows, sha256 "
@@ -297,8 +303,8 @@ def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]
         lines.append(f"- `{tid}`: `{info['path']}` (attachment {info['attachment']}, sha256 "
                      f"`{info['sha256'][:16]}…`)")
     lines += ["", "## Files", "",
-              f"- `{DATA_FILE}`: {total} records (sha256 "
-              f"`{manifest['files'][DATA_FILE]['sha256'][:16]}…`)", "", "Reading it:", ""]
+              f"- `{data_file}`: {total} records (sha256 "
+              f"`{manifest['files'][data_file]['sha256'][:16]}…`)", "", "Reading it:", ""]
     lines += _loading(manifest, "jsonl") + [""]
     lines += ["## Reproducing", "",
               "`gen verify` on this folder re-derives every record from its "
@@ -310,7 +316,7 @@ def stress_card(manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]
               "`hypothesis`, `label`, `label_original`, `applicable`, `source` (input line and "
               "id), `slots` (the original subject and argument phrases) and `rationale` "
               "(each phrase as it now reads, its span in the premise, its particle before "
-              "and after).", "", "## Citation", "", CITATION, "", "```bibtex", BIBTEX, "",
+              "and after).", "", "## Citation", "", citation, "", "```bibtex", bibtex, "",
               NLIGEN_BIBTEX.replace("VERSION", str(manifest["nligen_version"])), "```", "",
               "## License", "",
               "The premises and hypotheses come from the input file; its license applies "

@@ -544,7 +544,8 @@ class StressSet:
             manifest["files"] = {DATA_FILE: {"records": len(self.records),
                                              "sha256": digests[DATA_FILE]}}
             return {"manifest.json": json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
-                    "README.md": stress_card(manifest, self.records)}
+                    "README.md": stress_card(manifest, self.records, data_file=DATA_FILE,
+                                             citation=CITATION, bibtex=BIBTEX)}
 
         folder = Path(path)
         digests = write_files_atomically(folder, {DATA_FILE: self.iter_jsonl()}, extra=meta)
@@ -557,7 +558,7 @@ def stress_manifest(command: str, where: str, raw: bytes, transformations:
     """What a folder's manifest.json says: the command, the input's SHA-256, every
     transformation file's, and the counts. No times or absolute paths: the same run gives
     the same bytes."""
-    from . import __version__
+    from .version import __version__
     from .data import templates_dir
 
     shipped = Path(templates_dir("stress")).resolve()

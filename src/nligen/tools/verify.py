@@ -296,7 +296,7 @@ def _records(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
 
 def verify(folder: str | Path) -> VerifyReport:
     """Check a folder written with ``-o DIR/``: labels re-derived, files reproduced."""
-    from ..cli import dataset_from_command, templates_of_command
+    from ..commands import dataset_from_command, templates_of_command
 
     folder = Path(folder)
     manifest = read_manifest(folder)
@@ -307,7 +307,7 @@ def verify(folder: str | Path) -> VerifyReport:
     jsonl = [n for n in data_files if n.endswith(".jsonl")]
     try:
         if stress:
-            from ..cli import transformations_of_command
+            from ..commands import transformations_of_command
             from ..stress import StressChecker
 
             checker = StressChecker(transformations_of_command(command))

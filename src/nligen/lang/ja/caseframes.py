@@ -13,7 +13,6 @@ reported with file and line and skipped; the rest of the corpus is read.
 
 from __future__ import annotations
 
-import tarfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
