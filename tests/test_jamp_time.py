@@ -188,6 +188,49 @@ def test_interval_min_raises_one_unit_only_and_short_spans_follow():
     assert "shorter than interval_min" in s.check(one, {})
 
 
+@settings(max_examples=60, deadline=None)
+@given(cap_hour=st.integers(1, 9), cap_day=st.integers(1, 9), seed=st.integers(0, 10**6))
+def test_interval_longest_caps_each_filling_by_its_own_field(cap_hour, cap_day, seed):
+    from nligen.slots import SlotValue
+    from nligen.timeslots import interval_value
+
+    s = parse_time_block({"intervals": ["i", "j"], "interval_max": {"hour": 5},
+                          "interval_longest": "V.longest"}, "t: time", {"V"})
+    v = SlotValue("V", "x", {"longest": {"hour": cap_hour, "day": cap_day}})
+    env = {"V": v}
+    seen: dict[str, int] = {}
+    for i in range(60):
+        d = s.draw(StableRng(seed, i), i % 12, time_text, spans=["random"], env=env)
+        if d is None:
+            continue
+        for name in ("i", "j"):
+            w = d.values[name]
+            seen[w.unit] = max(seen.get(w.unit, 0), w.number)
+        assert s.check(d.values, env) is None
+    assert seen.get("hour", 0) <= min(5, cap_hour)
+    assert seen.get("day", 0) <= cap_day
+    # a value beyond this filling's cap is refused on reading back, even within interval_max
+    if cap_hour < 5:
+        over = {"i": interval_value("i", cap_hour + 1, "hour", "x"),
+                "j": interval_value("j", 1, "hour", "x")}
+        assert "longer than interval_longest" in s.check(over, env)
+        assert s.check(over, {"V": SlotValue("V", "x", {"longest": {}})}) is None
+
+
+def test_interval_longest_reaches_each_cap_and_leaves_other_units_alone():
+    from nligen.slots import SlotValue
+
+    s = parse_time_block({"intervals": ["i"], "interval_longest": "V.longest"}, "t: time", {"V"})
+    env = {"V": SlotValue("V", "x", {"longest": {"hour": 2}})}
+    seen: dict[str, int] = {}
+    for i in range(800):
+        d = s.draw(StableRng(9, i), i % 12, time_text, spans=["random"], env=env)
+        if d is not None:
+            w = d.values["i"]
+            seen[w.unit] = max(seen.get(w.unit, 0), w.number)
+    assert seen == {"year": 9, "month": 9, "day": 9, "hour": 2}
+
+
 def test_family_time_defaults_reach_every_template(tmp_path):
     from nligen.templates import load_templates
 
@@ -223,9 +266,12 @@ def test_family_time_defaults_reach_every_template(tmp_path):
     ({"points": ["day"]}, "already a slot"),
     ({"points": ["tp_1"], "require": "tp_1.start < __import__"}, ""),
     ({"units": ["u"], "spans": ["random"]}, "bare units have no span"),
+    ({"intervals": ["i"], "interval_longest": "W.longest"}, "a field of one of the template"),
+    ({"intervals": ["i"], "interval_longest": "longest"}, "a field of one of the template"),
+    ({"points": ["tp_1"], "interval_longest": "V.longest"}, "draws no intervals"),
 ])
 def test_bad_time_blocks_are_refused(raw, message):
     with pytest.raises(Exception) as info:
-        parse_time_block(raw, "t: time", set())
+        parse_time_block(raw, "t: time", {"V"})
     assert isinstance(info.value, (TemplateError,)) or "Condition" in type(info.value).__name__
     assert message in str(info.value)

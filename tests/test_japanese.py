@@ -124,6 +124,10 @@ def test_every_lexicon_verb_and_form_analyses_back():
     # a routine bounds it too: a daily one to the day, a monthly one to the month
     ("hour", ("hour",), ("day",), set(), True, ["day", "hour"]),
     ("day", ("day",), ("month",), set(), True, ["month", "day"]),
+    # read as having no clock time (18時に小説を発表した): never the hour
+    ("hour", ("hour",), (), {"no_hour"}, True, ["month", "day"]),
+    ("hour", (), (), {"no_hour"}, True, ["day"]),
+    ("hour", (), (), {"no_hour", "ordinal"}, True, ["year", "month", "day"]),
 ])
 def test_clause_grains(finest, durations, habits, flags, repeatable, want):
     from nligen.lang.ja.lexicon import ClauseReading
@@ -132,3 +136,36 @@ def test_clause_grains(finest, durations, habits, flags, repeatable, want):
     reading = ClauseReading(durations, habits, frozenset(flags))
     assert clause_grains(finest, reading, repeatable) == want
     assert clause_grains(finest, None, repeatable)[-1] == finest  # unread: the verb's finest
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('{lemma: 整理する, args: {ヲ: 冷蔵庫}, durations: [hour], longest: {hour: 0}}', "longest"),
+    ('{lemma: 整理する, args: {ヲ: 冷蔵庫}, durations: [hour], longest: {day: 2}}', "longest"),
+    ('{lemma: 整理する, args: {ヲ: 冷蔵庫}, durations: [hour], longest: [hour]}', "longest"),
+    ('{lemma: 整理する, args: {ヲ: 冷蔵庫}, flags: [hourly]}', "'flags' must be a list"),
+])
+def test_clause_readings_refuse_bad_entries(tmp_path, entry, message):
+    from nligen.errors import LexiconError
+    from nligen.lang.ja.lexicon import _clause_readings
+    from nligen.lexicon import LexiconSet
+
+    folder = tmp_path / "ja" / "curated"
+    folder.mkdir(parents=True)
+    (folder / "clause_readings.yaml").write_text(
+        f"description: x\nsource: x\nlicense: CC0\nentries:\n  - {entry}\n", encoding="utf-8")
+    with pytest.raises(LexiconError, match=message):
+        _clause_readings(LexiconSet([tmp_path]))
+
+
+def test_clause_readings_keep_longest_per_unit(tmp_path):
+    from nligen.lang.ja.lexicon import _clause_readings
+    from nligen.lexicon import LexiconSet
+
+    folder = tmp_path / "ja" / "curated"
+    folder.mkdir(parents=True)
+    (folder / "clause_readings.yaml").write_text(
+        "description: x\nsource: x\nlicense: CC0\nentries:\n"
+        "  - {lemma: 整理する, args: {ヲ: 冷蔵庫}, durations: [hour, day], longest: {hour: 2},"
+        " flags: [no_hour]}\n", encoding="utf-8")
+    (_args, reading, _composed), = _clause_readings(LexiconSet([tmp_path]))["整理する"].values()
+    assert reading.longest == (("hour", 2),) and "no_hour" in reading.flags

@@ -15,6 +15,7 @@ their unit from the format::
       hours: [8, 20]                                     # shown hours (default: 0-23)
       interval_max: {hour: 5}                            # longest interval per unit
       interval_min: {day: 2}                             # shortest interval per unit
+      interval_longest: V.longest                        # per filling: a slot's field
 
 Formats (Jamp, Sugimoto et al. 2023, section 3.2): Y, M, D, H, YM, MD, DH, YMD, MDH,
 YMDH. Time points are drawn uniformly from 2000-01-01 0:00 to 2020-12-31 24:00 by the
@@ -30,6 +31,10 @@ set it for all its templates with ``time_defaults``); points of other formats ar
 as without it. ``interval_max: {hour: 5}`` caps the number of an interval in that unit
 (1-5 hours instead of 1-9; a short span's 1-3 stays), and ``interval_min: {day: 2}`` sets
 its least (2-9 days, short 2-3: 「1日間」 reads stiff where 「1日」 would be a date).
+``interval_longest: V.longest`` names a field of a content slot that maps units to the
+longest number that fits this filling (a clause whose event takes an hour or two gets
+``{hour: 2}``: 「5時間以内に冷蔵庫を整理した」 is out); it caps the intervals further, and a
+unit the field does not name keeps the block's own bounds.
 
 Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
 interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
@@ -44,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import time as ntime
-from .conditions import Condition
+from .conditions import Condition, get_field
 from .errors import ConditionError, TemplateError
 from .rng import StableRng
 from .slots import SlotValue
@@ -71,7 +76,7 @@ INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
 UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
 _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
 TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require",
-             "hours", "interval_max", "interval_min"}
+             "hours", "interval_max", "interval_min", "interval_longest"}
 # What a family's ``time_defaults`` may set for every template's time block.
 TIME_DEFAULT_KEYS = {"hours", "interval_max", "interval_min"}
 
@@ -187,6 +192,24 @@ class TimeSpec:
     hours: tuple[int, int] | None = None  # shown hours of day, inclusive (None: all 24)
     interval_max: dict[str, int] = field(default_factory=dict)  # unit -> longest number
     interval_min: dict[str, int] = field(default_factory=dict)  # unit -> shortest number
+    # (slot, field): the filling's own longest number per unit (None: no such cap)
+    interval_longest: tuple[str, str] | None = None
+
+    def longest(self, unit: str, env: Mapping[str, Any] | None) -> int:
+        """The longest interval of ``unit`` for this filling: interval_max, and the
+        ``interval_longest`` field of the filling where it names the unit."""
+        hi = self.interval_max.get(unit, 9)
+        if self.interval_longest is not None and env is not None:
+            slot, name = self.interval_longest
+            if slot in env:
+                caps = get_field(env[slot], name)
+                if not isinstance(caps, Mapping):
+                    raise ConditionError(f"{slot}.{name} must map units to numbers",
+                                         f"{self.where}.interval_longest")
+                cap = caps.get(unit)
+                if isinstance(cap, int) and not isinstance(cap, bool):
+                    hi = min(hi, cap)
+        return hi
 
     @property
     def has_numbers(self) -> bool:
@@ -244,7 +267,7 @@ class TimeSpec:
                 return None
             unit = point_units[rng.randbelow(len(point_units))]
             lo, hi = INTERVAL_RANGE[span]
-            hi = min(hi, self.interval_max.get(unit, hi))
+            hi = min(hi, self.longest(unit, env))
             lo = max(lo, self.interval_min.get(unit, lo))
             if lo > hi:
                 return None  # a short span's 1-3 below this unit's interval_min
@@ -315,6 +338,9 @@ class TimeSpec:
                 f = values[name]._fields
                 if f["number"] > self.interval_max.get(f["unit"], f["number"]):
                     return f"{name} is longer than interval_max allows ({f['number']} {f['unit']})"
+                if f["number"] > self.longest(f["unit"], env):
+                    return (f"{name} is longer than interval_longest allows "
+                            f"({f['number']} {f['unit']})")
                 if f["number"] < self.interval_min.get(f["unit"], f["number"]):
                     return f"{name} is shorter than interval_min allows ({f['number']} {f['unit']})"
         scope = dict(env)
@@ -479,6 +505,17 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         if low > interval_max.get(unit, 9):
             raise TemplateError(f"{unit}: more than interval_max allows ({low} > "
                                 f"{interval_max[unit]})", f"{where}.interval_min")
+    longest = None
+    if "interval_longest" in raw:
+        value = raw["interval_longest"]
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)", value) \
+            if isinstance(value, str) else None
+        if m is None or m.group(1) not in taken:
+            raise TemplateError("must name a field of one of the template's slots, "
+                                "e.g. V.longest", f"{where}.interval_longest")
+        if not intervals:
+            raise TemplateError("the block draws no intervals", f"{where}.interval_longest")
+        longest = (m.group(1), m.group(2))
     require = None
     if "require" in raw:
         try:
@@ -487,4 +524,4 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
             raise ConditionError(exc.what, f"{where}.require") from None
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
                     require, where, names, hours if points else None, interval_max,
-                    interval_min)
+                    interval_min, longest)

@@ -173,15 +173,19 @@ class ClauseReading:
     act done once to each item; ``habit``: some unit of 毎〜, derived from ``habits``; ``state``:
     a state or habit that reads oddly as a dated event, 「12月14日に牛を飼った」, used only
     where a template asks for ``since`` or ``now``; ``telic``: a bare duration does not fit,
-    「1時間以上魚を料理した」, for ``exclude_clause``)."""
+    「1時間以上魚を料理した」, for ``exclude_clause``; ``unorderable``: two people's doing of it
+    cannot be put in order; ``no_hour``: the act has no clock time of its own, 「18時に小説を
+    発表した」); ``longest``, (unit, number) pairs: the longest interval of a unit that fits
+    the event, where it is shorter than 9 (冷蔵庫を整理する: 2 hours)."""
 
     durations: tuple[str, ...] = ()
     habits: tuple[str, ...] = ()
     flags: frozenset = frozenset()
+    longest: tuple[tuple[str, int], ...] = ()
 
 
 CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state", "telic",
-                "unorderable")
+                "unorderable", "no_hour")
 DURATION_UNITS = ("hour", "day", "month", "year")
 HABIT_UNITS = ("day", "month", "year")
 
@@ -248,21 +252,28 @@ def _clause_readings(lexicons: LexiconSet, name: str = "ja/curated/clause_readin
         lemma, args = e.get("lemma"), e.get("args")
         durations, habits, flags = (e.get("durations", []), e.get("habits", []),
                                     e.get("flags", []))
-        if not isinstance(lemma, str) or not isinstance(args, dict) or not args or not all(
+        if not isinstance(lemma, str) or not isinstance(args, dict) or not all(
                 isinstance(c, str) and c in CASES and isinstance(w, str) and w
                 for c, w in args.items()):
-            raise LexiconError(f"entry {i + 1}: needs 'lemma' and 'args' ({{case: noun}})",
-                               lexicon.name)
+            raise LexiconError(f"entry {i + 1}: needs 'lemma' and 'args' ({{case: noun}}; "
+                               f"{{}} for ガ alone)", lexicon.name)
         for key, value, known in (("durations", durations, DURATION_UNITS),
                                   ("habits", habits, HABIT_UNITS),
                                   ("flags", flags, CLAUSE_FLAGS)):
             if not isinstance(value, list) or any(x not in known for x in value):
                 raise LexiconError(f"entry {i + 1}: '{key}' must be a list of "
                                    f"{', '.join(known)}", lexicon.name)
+        longest = e.get("longest", {})
+        if not isinstance(longest, dict) or any(
+                u not in durations or not isinstance(n, int) or isinstance(n, bool)
+                or not 1 <= n <= 9 for u, n in longest.items()):
+            raise LexiconError(f"entry {i + 1}: 'longest' must map units of its durations "
+                               f"to a number 1-9", lexicon.name)
         reading = ClauseReading(tuple(x for x in DURATION_UNITS if x in durations),
                                 tuple(x for x in HABIT_UNITS if x in habits),
                                 frozenset(f for f in flags if f != "habit")
-                                | ({"habit"} if habits else set()))
+                                | ({"habit"} if habits else set()),
+                                tuple((u, longest[u]) for u in DURATION_UNITS if u in longest))
         out.setdefault(lemma, {})[tuple_key(args)] = (dict(args), reading,
                                                       bool(e.get("composed", False)))
     return out

@@ -188,6 +188,7 @@ class PredicateKind:
                          if ctx.lexicons.find("ja/curated/reviewed_modifiers")
                          else _modifier_table(ctx.lexicons, lex))
         read_modifiers = _read_modifiers(ctx.lexicons) if spec.get("modifiers") else None
+        not_with = _modifiers_not_with(ctx.lexicons)
         with_args = len(alternatives) > 1 or read_modifiers is not None
         only = set(spec["lemmas"]) if spec.get("lemmas") else None
         excluded = set(spec.get("exclude_lemmas") or ())
@@ -234,10 +235,12 @@ class PredicateKind:
                 nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra: list = [(None, None)]
                 if modifier:
-                    extra = [(modifier, m) for m in modifiers.get(args[modifier], [])]
+                    extra = [(modifier, m) for m in modifiers.get(args[modifier], [])
+                             if verb.lemma not in not_with.get((args[modifier], m), ())]
                 elif read_modifiers is not None:
                     extra += [(c, m) for c in sorted(args, key=CLAUSE_ORDER.index)
-                              for m in read_modifiers.get(args[c], ())]
+                              for m in read_modifiers.get(args[c], ())
+                              if verb.lemma not in not_with.get((args[c], m), ())]
                 for mod_case, mod in extra:
                     fields = {"lemma": verb.lemma, **nouns}
                     if mod is not None:
@@ -261,6 +264,9 @@ class PredicateKind:
                         fields["habits"] = list(reading.habits)
                     elif cls.get("durations"):
                         fields["durations"] = list(cls["durations"])
+                    # the longest interval per unit where a reader found it shorter than 9
+                    # (冷蔵庫を整理する: 2 hours), for ``interval_longest: V.longest``
+                    fields["longest"] = dict(reading.longest) if reading is not None else {}
                     # the time units at which the event may be located: "tp_1.grain in
                     # V.grains" keeps "3月5日15時以来ここに住んでいる" out
                     fields["grains"] = clause_grains(cls.get("finest"), reading,
@@ -288,8 +294,9 @@ def _flag_set(value) -> frozenset:
 
 def clause_grains(finest: str | None, reading, repeatable: bool = True) -> list[str]:
     """The time units at which a clause's event may be located (a time point's ``grain``,
-    the finest unit its text shows): no finer than the verb's ``finest``; no hour for an
-    event or state that lasts months or years ("2月19日18時以来球団を応援している"); and no
+    the finest unit its text shows): no finer than the verb's ``finest``; no hour for a
+    clause read as having no clock time (flag ``no_hour``: "18時に小説を発表した"), nor for
+    an event or state that lasts months or years ("2月19日18時以来球団を応援している"); and no
     coarser than its routine, read in context: a daily act is dated to the day
     ("2016年に事務所に戻った" tells nothing), a monthly one at least to the month
     ("2009年に水道代を払った").
@@ -302,6 +309,8 @@ def clause_grains(finest: str | None, reading, repeatable: bool = True) -> list[
     grains = list(GRAINS[:GRAINS.index(finest) + 1] if finest else GRAINS)
     if reading is None:
         return grains
+    if "no_hour" in reading.flags:  # read as having no clock time: 「18時に小説を発表した」
+        grains = [g for g in grains if g != "hour"]
     if reading.durations and not {"hour", "day"} & set(reading.durations):
         grains = [g for g in grains if g != "hour"]
     if "day" in reading.habits:
@@ -346,16 +355,30 @@ def _read_modifiers(lexicons) -> dict[str, tuple[str, ...]]:
     if cached is not None:
         return cached
     table: dict[str, tuple[str, ...]] = {}
+    not_with: dict[tuple[str, str], frozenset] = {}
     if lexicons.find("ja/curated/reviewed_modifiers"):
         lexicon = lexicons.get("ja/curated/reviewed_modifiers")
         for i, e in enumerate(lexicon.entries):
-            head, mod = e.get("head"), e.get("modifier")
+            head, mod, verbs = e.get("head"), e.get("modifier"), e.get("not_with", [])
             if not (isinstance(head, str) and isinstance(mod, str) and head and mod):
                 raise LexiconError(f"entry {i + 1}: needs 'head' and 'modifier' (nouns)",
                                    lexicon.name)
+            if not isinstance(verbs, list) or not all(isinstance(v, str) for v in verbs):
+                raise LexiconError(f"entry {i + 1}: 'not_with' must list verb lemmas",
+                                   lexicon.name)
             table[head] = table.get(head, ()) + (mod,)
+            if verbs:
+                not_with[(head, mod)] = frozenset(verbs)
     setattr(lexicons, "_ja_read_modifiers", table)
+    setattr(lexicons, "_ja_modifiers_not_with", not_with)
     return table
+
+
+def _modifiers_not_with(lexicons) -> dict[tuple[str, str], frozenset]:
+    """(head noun, modifier) -> the verbs a reader found the pair unnatural with
+    (会議の資料を収集した): ``not_with`` in ja/curated/reviewed_modifiers."""
+    _read_modifiers(lexicons)
+    return getattr(lexicons, "_ja_modifiers_not_with")
 
 
 def _modifier_table(lexicons, lex) -> dict[str, list[str]]:
