@@ -325,7 +325,8 @@ def cmd_lexicon(args) -> int:
             print(f"skipped: ... {len(report['problems']) - 20} more", file=sys.stderr)
         emit(f"verbs: {report['verbs']}; sentences: {report['stats'].get('sentences', 0)}; "
              f"skipped verbs: {report['skipped']}; input problems: {len(report['problems'])}")
-        emit("checked (nothing written)" if args.check else f"wrote {root / 'ja'}/caseframes.json")
+        emit("checked (nothing written)" if args.check else
+             f"wrote {root / 'ja'}/caseframes.json and {report['compiled']} compiled curated files")
         return 0
     raise UsageError("expected an action: build-de, build-ja, stats or sample", "gen lexicon")
 

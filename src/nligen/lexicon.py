@@ -9,6 +9,12 @@ Formats, chosen by extension:
 
 A lexicon is named by its path below the lexicon directory without extension
 (``de/nouns_human``). Files are read once, lazily, and hashed for manifests.
+
+A large YAML lexicon may have a compiled sidecar, ``NAME.yaml.compiled.json``: the parsed
+data and the SHA-256 of the YAML it was made from (:func:`compile_lexicons`). It is read
+instead of the YAML only while that hash matches, so the YAML stays the source and an
+edited file is never shadowed; it only saves the YAML parse (seconds for the curated
+Japanese files).
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from .datafiles import load_json, load_yaml
 from .errors import LexiconError
 
 LEXICON_SUFFIXES = (".json", ".yaml", ".yml", ".tsv")
+COMPILED_SUFFIX = ".compiled.json"
+COMPILE_MIN_BYTES = 64 * 1024  # smaller YAML files parse in milliseconds
 
 
 class Lexicon:
@@ -77,7 +85,10 @@ def read_lexicon_file(path: Path, name: str) -> Lexicon:
     if suffix == ".json":
         meta, entries = _split_meta(load_json(text, str(path), LexiconError), path)
     elif suffix in (".yaml", ".yml"):
-        meta, entries = _split_meta(load_yaml(text, str(path), LexiconError), path)
+        data = _compiled(path, sha)
+        if data is None:
+            data = load_yaml(text, str(path), LexiconError)
+        meta, entries = _split_meta(data, path)
     elif suffix == ".tsv":
         meta, entries = _read_tsv(text, path)
     else:
@@ -86,6 +97,52 @@ def read_lexicon_file(path: Path, name: str) -> Lexicon:
         if not isinstance(entry, dict) or not entry:
             raise LexiconError(f"entry {i + 1} is not a non-empty mapping", str(path))
     return Lexicon(name, path, meta, entries, sha)
+
+
+def compiled_path(path: Path) -> Path:
+    return path.with_name(path.name + COMPILED_SUFFIX)
+
+
+def _compiled(path: Path, sha: str) -> Any:
+    """The data of ``path``'s compiled sidecar when it was made from these very bytes, else
+    None (no sidecar, a stale or unreadable one: the YAML is parsed instead)."""
+    import json
+
+    side = compiled_path(path)
+    try:
+        payload = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(payload, dict) or payload.get("source_sha256") != sha:
+        return None
+    return payload.get("data")
+
+
+def compile_lexicons(folder: Path, min_bytes: int = COMPILE_MIN_BYTES) -> list[Path]:
+    """Write a compiled sidecar beside every YAML lexicon of ``folder`` (recursively) of at
+    least ``min_bytes``, and remove sidecars whose YAML is gone or now smaller. The same
+    files give the same bytes. Returns the sidecars written."""
+    import json
+
+    from .writers import write_files_atomically
+
+    written = []
+    for side in sorted(Path(folder).rglob("*" + COMPILED_SUFFIX)):
+        source = side.with_name(side.name[:-len(COMPILED_SUFFIX)])
+        if not source.is_file() or source.stat().st_size < min_bytes:
+            side.unlink()
+    for path in sorted(Path(folder).rglob("*")):
+        if path.suffix.lower() not in (".yaml", ".yml") or not path.is_file() \
+                or path.stat().st_size < min_bytes:
+            continue
+        raw = path.read_bytes()
+        data = load_yaml(raw.decode("utf-8"), str(path), LexiconError)
+        payload = {"source": path.name, "source_sha256": hashlib.sha256(raw).hexdigest(),
+                   "data": data}
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
+        write_files_atomically(path.parent, {compiled_path(path).name: text})
+        written.append(compiled_path(path))
+    return written
 
 
 def _split_meta(data: Any, path: Path) -> tuple[dict, list]:
@@ -172,7 +229,8 @@ class LexiconSet:
             if not root.is_dir():
                 continue
             for path in root.rglob("*"):
-                if path.suffix.lower() in LEXICON_SUFFIXES and path.is_file():
+                if path.suffix.lower() in LEXICON_SUFFIXES and path.is_file() \
+                        and not path.name.endswith(COMPILED_SUFFIX):
                     names.add(path.relative_to(root).with_suffix("").as_posix())
         return sorted(names)
 

@@ -125,6 +125,7 @@ def build_entries(corpora: Iterable[Path], blocklist: frozenset[str] = frozenset
 
 
 def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> dict[str, Any]:
+    from ...lexicon import compile_lexicons
     from ...writers import write_files_atomically
     from ..de.build import dump_lexicon
 
@@ -173,11 +174,14 @@ def build(lexicon_dir: Path, corpora: list[Path], check_only: bool = False) -> d
         "inputs": meta["inputs"],
         "counts": {"heads": len(no_entries), "pairs": sum(len(e["modifiers"]) for e in no_entries)},
     }
+    compiled: list = []
     if not check_only:
         write_files_atomically(lexicon_dir / "ja", {
             "caseframes.json": dump_lexicon(meta, entries),
             "no_modifiers.json": dump_lexicon(no_meta, no_entries)})
-    return {"verbs": len(entries), "no_heads": len(no_entries),
+        # the curated YAML files, parsed once here rather than at every run
+        compiled = compile_lexicons(lexicon_dir / "ja" / "curated")
+    return {"verbs": len(entries), "no_heads": len(no_entries), "compiled": len(compiled),
             "problems": [str(p) for p in problems], **info}
 
 
