@@ -14,6 +14,7 @@ from nligen.rng import StableRng
 from nligen.timeslots import (
     FORMATS, RANGE_END, RANGE_START, REFERENCE, SHORT_WINDOW, parse_time_block, project,
 )
+from nligen.timeslots import UNIT_ORDER as UNITS
 
 
 def spec(**raw):
@@ -231,6 +232,36 @@ def test_interval_longest_reaches_each_cap_and_leaves_other_units_alone():
     assert seen == {"year": 9, "month": 9, "day": 9, "hour": 2}
 
 
+@settings(max_examples=60, deadline=None)
+@given(units=st.lists(st.sampled_from(["year", "month", "day", "hour"]), min_size=1, unique=True),
+       grains=st.lists(st.sampled_from(["year", "month", "day", "hour"]), min_size=1,
+                       unique=True),
+       seed=st.integers(0, 10**6))
+def test_units_and_grains_fields_restrict_what_is_drawn(units, grains, seed):
+    """units_field / grains_field draw only what the filling allows: the same problems
+    ``require: interval_1.unit in V.durations and tp_1.grain in V.grains`` keeps."""
+    from nligen.slots import SlotValue
+
+    s = parse_time_block({"points": ["tp_1"], "intervals": ["i"], "units_field": "V.durations",
+                          "grains_field": "V.grains"}, "t: time", {"V"})
+    env = {"V": SlotValue("V", "x", {"durations": units, "grains": grains})}
+    drawn, last = 0, None
+    for i in range(40):
+        d = s.draw(StableRng(seed, i), i % 12, time_text, env=env)
+        if d is None:
+            continue
+        drawn, last = drawn + 1, d
+        assert d.values["i"].unit in units and FORMATS[d.format][-1] in grains
+        assert s.check(d.values, env) is None
+    possible = any(FORMATS[f][-1] in grains and set(FORMATS[f]) & set(units) for f in FORMATS)
+    assert drawn > 0 or not possible
+    if drawn:
+        other = {"V": SlotValue("V", "x", {"durations": [u for u in UNITS if u not in units]
+                                           or ["year"], "grains": grains})}
+        if set(units) != set(UNITS):
+            assert "does not list" in s.check(last.values, other)
+
+
 def test_family_time_defaults_reach_every_template(tmp_path):
     from nligen.templates import load_templates
 
@@ -269,6 +300,9 @@ def test_family_time_defaults_reach_every_template(tmp_path):
     ({"intervals": ["i"], "interval_longest": "W.longest"}, "a field of one of the template"),
     ({"intervals": ["i"], "interval_longest": "longest"}, "a field of one of the template"),
     ({"points": ["tp_1"], "interval_longest": "V.longest"}, "draws no intervals"),
+    ({"points": ["tp_1"], "units_field": "V.durations"}, "draws no intervals or units"),
+    ({"intervals": ["i"], "grains_field": "V.grains"}, "draws no points"),
+    ({"points": ["tp_1"], "grains_field": "X.grains"}, "a field of one of the template"),
 ])
 def test_bad_time_blocks_are_refused(raw, message):
     with pytest.raises(Exception) as info:

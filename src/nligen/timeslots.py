@@ -16,6 +16,8 @@ their unit from the format::
       interval_max: {hour: 5}                            # longest interval per unit
       interval_min: {day: 2}                             # shortest interval per unit
       interval_longest: V.longest                        # per filling: a slot's field
+      units_field: V.durations                           # per filling: units it takes
+      grains_field: V.grains                             # per filling: units points end in
 
 Formats (Jamp, Sugimoto et al. 2023, section 3.2): Y, M, D, H, YM, MD, DH, YMD, MDH,
 YMDH. Time points are drawn uniformly from 2000-01-01 0:00 to 2020-12-31 24:00 by the
@@ -34,7 +36,11 @@ its least (2-9 days, short 2-3: 「1日間」 reads stiff where 「1日」 would
 ``interval_longest: V.longest`` names a field of a content slot that maps units to the
 longest number that fits this filling (a clause whose event takes an hour or two gets
 ``{hour: 2}``: 「5時間以内に冷蔵庫を整理した」 is out); it caps the intervals further, and a
-unit the field does not name keeps the block's own bounds.
+unit the field does not name keeps the block's own bounds. ``units_field: V.durations``
+and ``grains_field: V.grains`` name fields listing the units an interval may take and the
+units a time point may end in for this filling; only those are drawn (what ``require:
+interval_1.unit in V.durations`` and ``tp_1.grain in V.grains`` would keep, without
+drawing the rest first and throwing it away).
 
 Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
 interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
@@ -76,7 +82,8 @@ INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
 UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
 _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
 TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require",
-             "hours", "interval_max", "interval_min", "interval_longest"}
+             "hours", "interval_max", "interval_min", "interval_longest", "units_field",
+             "grains_field"}
 # What a family's ``time_defaults`` may set for every template's time block.
 TIME_DEFAULT_KEYS = {"hours", "interval_max", "interval_min"}
 
@@ -194,6 +201,17 @@ class TimeSpec:
     interval_min: dict[str, int] = field(default_factory=dict)  # unit -> shortest number
     # (slot, field): the filling's own longest number per unit (None: no such cap)
     interval_longest: tuple[str, str] | None = None
+    units_field: tuple[str, str] | None = None   # (slot, field): units the filling takes
+    grains_field: tuple[str, str] | None = None  # (slot, field): units its points end in
+
+    def _field_list(self, ref: tuple[str, str] | None, env: Mapping[str, Any] | None,
+                    key: str) -> list | None:
+        if ref is None or env is None or ref[0] not in env:
+            return None
+        value = get_field(env[ref[0]], ref[1])
+        if not isinstance(value, (list, tuple)):
+            raise ConditionError(f"{ref[0]}.{ref[1]} must list units", f"{self.where}.{key}")
+        return list(value)
 
     def longest(self, unit: str, env: Mapping[str, Any] | None) -> int:
         """The longest interval of ``unit`` for this filling: interval_max, and the
@@ -232,6 +250,12 @@ class TimeSpec:
              env: Mapping[str, Any] | None = None) -> TimeDraw | None:
         fmts = self.problem_formats(formats)
         span_list = self.problem_spans(spans)
+        units = self._field_list(self.units_field, env, "units_field")
+        grains = self._field_list(self.grains_field, env, "grains_field")
+        if self.points and grains is not None:
+            fmts = [f for f in fmts if FORMATS[f][-1] in grains]
+        elif not self.points and units is not None:
+            fmts = [f for f in fmts if f in units]
         if not fmts or not span_list:
             return None
         fmt = fmts[rng.randbelow(len(fmts))]
@@ -259,7 +283,8 @@ class TimeSpec:
                                            render("point", {"start": start, "format": fmt}))
             if hours is not None and not self._hours_ok(values.values()):
                 return None  # a nearby, short-span or derived point left the shown hours
-            point_units = [u for u in FORMATS[fmt] if u in self.interval_units]
+            point_units = [u for u in FORMATS[fmt] if u in self.interval_units
+                           and (units is None or u in units)]
         else:
             point_units = [fmt]
         if self.intervals or self.units:
@@ -343,6 +368,15 @@ class TimeSpec:
                             f"({f['number']} {f['unit']})")
                 if f["number"] < self.interval_min.get(f["unit"], f["number"]):
                     return f"{name} is shorter than interval_min allows ({f['number']} {f['unit']})"
+        units = self._field_list(self.units_field, env, "units_field")
+        grains = self._field_list(self.grains_field, env, "grains_field")
+        for name in self.intervals + self.units:
+            if units is not None and name in values and values[name]._fields["unit"] not in units:
+                slot, field_name = self.units_field
+                return f"{name}: a unit {slot}.{field_name} does not list"
+        if grains is not None and formats and FORMATS[next(iter(formats))][-1] not in grains:
+            slot, name = self.grains_field
+            return f"time points end in a unit {slot}.{name} does not list"
         scope = dict(env)
         scope.update(values)
         if self.require is not None and all(n in scope for n in self.require.slot_names):
@@ -505,6 +539,20 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         if low > interval_max.get(unit, 9):
             raise TemplateError(f"{unit}: more than interval_max allows ({low} > "
                                 f"{interval_max[unit]})", f"{where}.interval_min")
+    fields: dict[str, tuple[str, str] | None] = {}
+    for key, needs in (("units_field", intervals or units), ("grains_field", points)):
+        fields[key] = None
+        if key in raw:
+            value = raw[key]
+            m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)", value) \
+                if isinstance(value, str) else None
+            if m is None or m.group(1) not in taken:
+                raise TemplateError("must name a field of one of the template's slots, "
+                                    "e.g. V.grains", f"{where}.{key}")
+            if not needs:
+                raise TemplateError("the block draws no " + (
+                    "intervals or units" if key == "units_field" else "points"), f"{where}.{key}")
+            fields[key] = (m.group(1), m.group(2))
     longest = None
     if "interval_longest" in raw:
         value = raw["interval_longest"]
@@ -524,4 +572,4 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
             raise ConditionError(exc.what, f"{where}.require") from None
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
                     require, where, names, hours if points else None, interval_max,
-                    interval_min, longest)
+                    interval_min, longest, fields["units_field"], fields["grains_field"])
