@@ -9,61 +9,96 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .card import dataset_card
+from .card import DEFAULT_CARD_TABLES, dataset_card
 from .engine import Engine, Selection, describe_variants
 from .errors import SplitError, UsageError
 from .lexicon import LexiconSet
-from .splits import SEEN_UNSEEN, SplitItem, SplitOptions, generate_restricted, generate_with_split
+from .pipeline import (
+    Formatter, Job, Source, SplitItem, Tally, audit_sample, iter_items, produce, tsv_columns,
+)
+from .records import make_record
+from .splits import SplitOptions, generate_restricted, generate_with_split
 from .templates import TemplateSet, load_templates
 from .version import __version__
-from .writers import (
-    FORMAT_EXT, GENERIC_TSV, TsvFormat, is_dir_target, iter_tsv, write_file_atomically,
-    write_files_atomically, write_stdout,
-)
+from .writers import FORMAT_EXT, GENERIC_TSV, TsvFormat
+
+MANIFEST_FILE = "manifest.json"
+TALLY_FILE = "tally.json"  # a shard's tally, which `gen merge` adds up
 
 
 @dataclass
 class Dataset:
-    """A generated dataset. Records are built on demand from the generated items, so a
-    large set is streamed to disk without holding every record in memory."""
+    """A generated dataset: its items are made afresh, in order, each time they are read
+    or written (:mod:`nligen.pipeline`), so a set of any size streams to disk, and the
+    same items come out whether one process writes them, N workers, K shards or a
+    cluster."""
 
     family: str
-    items: list[SplitItem]
+    source: Source
     split_name: str | None
-    manifest: dict
+    manifest_base: dict
     family_info: dict = field(default_factory=dict)
     tsv_formats: dict[str, TsvFormat] = field(default_factory=dict)
+    seed: int = 0
+    # how to make this dataset again in another process: (callable, keyword arguments),
+    # both picklable (a cluster's workers rebuild it)
+    recipe: tuple[Callable[..., "Dataset"], dict[str, Any]] | None = None
+    lexicon_set: LexiconSet | None = field(default=None, repr=False)
+    _tally: Tally | None = field(default=None, repr=False)
     _records: list[dict] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return len(self.items)
+        return self.source.n
+
+    @property
+    def items(self) -> list[SplitItem]:
+        """Every item, in order (all in memory)."""
+        return self.source.items()
 
     @property
     def records(self) -> list[dict]:
-        """All records as dicts (built once, on first use)."""
+        """All records as dicts (built once, on first use; all in memory)."""
         if self._records is None:
             self._records = list(self.iter_records())
         return self._records
 
-    def iter_records(self, split: str | None = None):
-        for i, si in enumerate(self.items):
+    def iter_records(self, split: str | None = None) -> Iterator[dict]:
+        for i, si in iter_items(self.source):
             if split is None or si.split == split:
-                yield make_record(self.family, i, si, self.split_name)
+                yield make_record(self.family, i, si.item, si.split, si.seen, self.split_name)
 
-    def iter_jsonl(self, split: str | None = None):
-        for i, si in enumerate(self.items):
-            if split is None or si.split == split:
-                yield record_json(self.family, i, si, self.split_name)
+    def iter_jsonl(self, split: str | None = None) -> Iterator[str]:
+        return self.iter_text("jsonl", split)
+
+    @property
+    def manifest(self) -> dict:
+        """What ``manifest.json`` says of the set (without ``format`` and ``files``): its
+        counts take one pass over the items unless the set was written already."""
+        if self._tally is None:
+            tally = Tally(full=False)
+            for i, si in iter_items(self.source):
+                tally.add(i, si, self.family, self.split_name)
+            self._tally = tally
+        return self._manifest(self._tally)
+
+    def _manifest(self, tally: Tally) -> dict:
+        manifest = dict(self.manifest_base)
+        if self.lexicon_set is not None:  # the lexicons read, once every item was made
+            manifest["lexicons"] = {
+                name: {"sha256": lex.sha256, "source": lex.meta.get("source"),
+                       "license": lex.meta.get("license")}
+                for name, lex in self.lexicon_set.used.items()}
+        manifest["counts"] = tally.manifest_counts()
+        manifest["totals"] = tally.totals()
+        return manifest
 
     @property
     def splits(self) -> list[str]:
-        out = {si.split for si in self.items}
-        return sorted(out, key=lambda s: (s != "train", s))
+        return sorted(self.manifest["totals"], key=lambda s: (s != "train", s))
 
     def formats(self) -> list[str]:
         return ["jsonl", "tsv", *self.tsv_formats]
@@ -73,121 +108,162 @@ class Dataset:
             raise UsageError(f"unknown format {fmt!r} (known: {', '.join(self.formats())})",
                              "--format")
 
-    def iter_text(self, fmt: str = "jsonl", split: str | None = None):
-        """The file content for one split (or all), as chunks of text."""
+    def _layout(self, fmt: str) -> TsvFormat | None:
         self._check_format(fmt)
         if fmt == "jsonl":
-            return self.iter_jsonl(split)
-        layout = GENERIC_TSV if fmt == "tsv" else self.tsv_formats[fmt]
-        return iter_tsv(self.iter_records(split), layout)
+            return None
+        return GENERIC_TSV if fmt == "tsv" else self.tsv_formats[fmt]
+
+    def _job(self, fmt: str, start: int, stop: int, per_split: bool, tally: Tally) -> Job:
+        layout = self._layout(fmt)
+        columns, firsts = (tsv_columns(self.source, self.family, self.split_name, layout,
+                                       per_split) if layout is not None else ({}, {}))
+        formatter = Formatter(self.family, self.split_name, fmt, layout, columns)
+        return Job(self.source, formatter, start, stop, per_split, tally, firsts)
+
+    def iter_text(self, fmt: str = "jsonl", split: str | None = None) -> Iterator[str]:
+        """The file content for one split (or all), as chunks of text."""
+        job = self._job(fmt, 0, len(self), split is not None, Tally(full=False))
+        for texts, _, _ in produce(job):
+            text = texts.get(split if split is not None else "")
+            if text:
+                yield text
 
     def render(self, fmt: str = "jsonl", split: str | None = None) -> str:
         return "".join(self.iter_text(fmt, split))
 
-    def write(self, path: str | Path | None = None, fmt: str = "jsonl") -> list[Path]:
+    def write(self, path: str | Path | None = None, fmt: str = "jsonl", *, workers: int = 1,
+              shard: tuple[int, int] | None = None,
+              progress: Callable[[int], None] | None = None,
+              cluster: Any = None) -> list[Path]:
         """Write to stdout (path None), one file, or a folder (path ending in / or an
-        existing folder: one file per split + manifest.json + README.md)."""
-        self._check_format(fmt)
+        existing folder: one file per split + manifest.json + README.md).
+
+        ``workers``: processes that build the items (the bytes are the same for any
+        number). ``shard=(i, k)``: only the i-th of k contiguous pieces (1-based); a
+        folder then holds the piece's files, a manifest naming the piece and its tally,
+        for :func:`merge`. ``cluster``: a ``dask.distributed`` Client or scheduler
+        address that builds the items instead (:mod:`nligen.cluster`). ``progress`` is
+        called with the number of items written so far."""
+        from .writers import AtomicFiles, is_dir_target
+
+        check_workers(workers)
+        start, stop = shard_range(len(self), shard) if shard is not None else (0, len(self))
+        folder = None if path is None or str(path) == "-" or not is_dir_target(path) else Path(path)
+        tally = Tally(list(self.family_info.get("card_tables") or DEFAULT_CARD_TABLES)
+                      if folder is not None and shard is None else (),
+                      audit_sample(len(self), self.seed) if folder is not None else None,
+                      full=folder is not None)
+        job = self._job(fmt, start, stop, folder is not None, tally)
+        if cluster is not None:
+            from .cluster import produce_on_cluster
+
+            pieces = produce_on_cluster(self, job, fmt, cluster)
+        else:
+            pieces = produce(job, workers)
+        if folder is None:
+            return self._write_one(path, pieces, tally, progress)
+        ext = FORMAT_EXT.get(fmt, "tsv")
+        done = 0
+        with AtomicFiles(folder) as out:
+            for texts, part, count in pieces:
+                for key, text in texts.items():
+                    out.write(f"{key}.{ext}", text)
+                tally.merge(part)
+                done += count
+                if progress is not None:
+                    progress(done)
+            digests = out.digests()
+            manifest = self._manifest(tally)
+            manifest["format"] = fmt
+            per_split = tally.records_per_split()
+            manifest["files"] = {f"{s}.{ext}": {"records": per_split[s],
+                                                "sha256": digests[f"{s}.{ext}"]}
+                                 for s in tally.splits()}
+            if shard is not None:
+                out.put(TALLY_FILE, json.dumps(tally.to_json(), ensure_ascii=False) + "\n")
+                manifest["shard"] = {"index": shard[0], "of": shard[1], "items": [start, stop],
+                                     "tally": {"file": TALLY_FILE,
+                                               "sha256": out.close(TALLY_FILE)}}
+            else:
+                out.put("README.md", dataset_card(self.family, self.family_info, manifest,
+                                                  ext, tally, len(self)))
+            out.put(MANIFEST_FILE, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+            digests = out.commit()
+        self._tally = tally if shard is None else self._tally
+        return [folder / n for n in digests]
+
+    def _write_one(self, path, pieces, tally: Tally, progress) -> list[Path]:
+        """stdout or one file: written whole or not at all (stdout gets the text only
+        when the run succeeded, through a temporary file)."""
+        from .writers import AtomicFiles, write_stdout
+
+        done = 0
         if path is None or str(path) == "-":
-            write_stdout(self.iter_text(fmt))
+            import shutil
+            import tempfile
+
+            with tempfile.TemporaryFile() as spool:
+                for texts, part, count in pieces:
+                    for text in texts.values():
+                        spool.write(text.encode("utf-8"))
+                    tally.merge(part)
+                    done += count
+                    if progress is not None:
+                        progress(done)
+                spool.seek(0)
+                write_stdout(_chunks(spool))
+            self._tally = tally if tally.counts and done == len(self) else self._tally
             return []
-        if is_dir_target(path):
-            folder = Path(path)
-            ext = FORMAT_EXT.get(fmt, "tsv")
-            files: dict[str, Any] = {}
-            counts = Counter(si.split for si in self.items)
-            for split in self.splits:
-                files[f"{split}.{ext}"] = self.iter_text(fmt, split)
-            digests = write_files_atomically(
-                folder, files, extra=lambda digests: self._meta_files(fmt, digests, counts, ext))
-            return [folder / n for n in digests]
         target = Path(path)
-        write_file_atomically(target, self.iter_text(fmt))
+        _check_file_target(target)
+        with AtomicFiles(target.parent if str(target.parent) else Path(".")) as out:
+            out.write(target.name, "")
+            for texts, part, count in pieces:
+                for text in texts.values():
+                    out.write(target.name, text)
+                tally.merge(part)
+                done += count
+                if progress is not None:
+                    progress(done)
+            out.commit()
+        if done == len(self):
+            self._tally = tally
         return [target]
 
-    def _meta_files(self, fmt: str, digests: Mapping[str, str], counts: Counter,
-                    ext: str) -> dict[str, str]:
-        manifest = dict(self.manifest)
-        manifest["format"] = fmt
-        manifest["files"] = {name: {"records": counts[name[: -len(ext) - 1]], "sha256": digest}
-                             for name, digest in digests.items()}
-        return {"manifest.json": json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
-                "README.md": dataset_card(self, manifest, ext)}
+
+def _chunks(fh, size: int = 1 << 20) -> Iterator[str]:
+    while True:
+        block = fh.read(size)
+        if not block:
+            return
+        yield block.decode("utf-8")
 
 
-def _counts(items: Sequence[SplitItem]) -> dict:
-    counts: dict[str, dict[str, dict[str, int]]] = {}
-    for si in items:
-        item = si.item
-        key = item.variant.name or item.template.id
-        by_label = counts.setdefault(si.split, {}).setdefault(item.label, {})
-        by_label[key] = by_label.get(key, 0) + 1
-    return {s: {lab: dict(sorted(v.items())) for lab, v in sorted(d.items())}
-            for s, d in sorted(counts.items())}
+def _check_file_target(path: Path) -> None:
+    try:
+        is_dir = path.is_dir()
+    except OSError as exc:
+        raise UsageError(f"cannot write: {exc.strerror}", str(path)) from None
+    if is_dir:
+        raise UsageError("is a folder (end the path with / to write per-split files)", str(path))
 
 
-def _record_head(family: str, index: int, si: SplitItem, split_name: str | None) -> dict:
-    item = si.item
-    t = item.template
-    rec: dict[str, Any] = {
-        "id": f"{family}-{index:06d}",
-        "family": family,
-        "template": t.id,
-        "premise": item.premise,
-        "hypothesis": item.text,
-        "label": item.label,
-        "split": si.split,
-    }
-    if si.seen is not None or (si.split == "test" and split_name in SEEN_UNSEEN):
-        rec["seen"] = bool(si.seen)
-    if t.variants is not None:
-        rec[t.variants.field] = item.variant.name
-    if item.hypothesis.set != "default":
-        rec["set"] = item.hypothesis.set
-    if item.hypothesis.type:
-        rec["hypothesis_type"] = item.hypothesis.type
-    rec.update(item.fields)
-    return rec
+def check_workers(workers: Any) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise UsageError(f"must be a positive integer (got {workers!r})", "--workers")
 
 
-def _rationale(item) -> dict:
-    rule = item.hypothesis.rule
-    read = sorted(rule.slot_names) if rule.fixed is None else [
-        s for s in item.filling if s in item.spans]
-    rationale: dict[str, Any] = {"rule": rule.describe()}
-    if item.explain:
-        rationale["explain"] = item.explain
-    slots_read = {}
-    for s in read:
-        spans = item.spans.get(s, [])
-        # The text as it stands in the hypothesis (its first span), else the slot's value.
-        text = item.text[spans[0][0]:spans[0][1]] if spans else (
-            str(item.filling[s]) if s in item.filling else None)
-        slots_read[s] = {"text": text, "spans": spans}
-    rationale["slots"] = slots_read
-    return rationale
-
-
-def make_record(family: str, index: int, si: SplitItem, split_name: str | None) -> dict:
-    """One record of the contract in DESIGN.md (a dict)."""
-    rec = _record_head(family, index, si, split_name)
-    rec["slots"] = {name: v.provenance() for name, v in si.item.filling.items()}
-    rec["rationale"] = _rationale(si.item)
-    return rec
-
-
-# One encoder for every line: json.dumps(..., ensure_ascii=False) builds a new one per call.
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def record_json(family: str, index: int, si: SplitItem, split_name: str | None) -> str:
-    """The same record as one JSON line; slot provenance comes pre-serialised (slot values
-    are shared by many records), which makes writing large sets much faster."""
-    head = _ENCODE(_record_head(family, index, si, split_name))
-    slots = ", ".join(f"{_ENCODE(name)}: {v.provenance_json()}"
-                      for name, v in si.item.filling.items())
-    rationale = _ENCODE(_rationale(si.item))
-    return f'{head[:-1]}, "slots": {{{slots}}}, "rationale": {rationale}}}\n'
+def shard_range(n: int, shard: tuple[int, int]) -> tuple[int, int]:
+    """Items [start, stop) of shard i of k (1-based): k contiguous pieces, sizes differing
+    by at most one."""
+    i, k = shard
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1 or isinstance(i, bool) \
+            or not isinstance(i, int) or not 1 <= i <= k:
+        raise UsageError(f"must be I/K with 1 <= I <= K (got {i}/{k})", "--shard")
+    if k > n:
+        raise UsageError(f"{k} shards of {n} problems: at most one shard per problem", "--shard")
+    return (i - 1) * n // k, i * n // k
 
 
 def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
@@ -198,7 +274,6 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
              family: str | None = None, command: str | None = None,
              arguments: Mapping[str, Any] | None = None,
              tsv_formats: Mapping[str, TsvFormat] | None = None,
-             progress: Callable[[int], None] | None = None,
              variant_option: str = "--variant",
              time_formats: Sequence[str] | None = None,
              time_spans: Sequence[str] | None = None) -> Dataset:
@@ -243,9 +318,10 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
                 time_spans=_narrow(selection.time_spans, time_spans))
             return Engine(template_set, lexicon_set, seed, restricted, filling_filter)
 
-        split_items = generate_restricted(make_engine, seed, n, options, progress=progress)
+        source = generate_restricted(make_engine, seed, n, options)
     else:
-        split_items = generate_with_split(engine, n, options, progress=progress)
+        source = generate_with_split(engine, n, options)
+    source.check()
     family_name = family or fam.get("name") or engine.templates[0].family
     manifest = {
         "nligen_version": __version__,
@@ -259,17 +335,9 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
         "n": n,
         "split": split,
         "templates": _template_hashes(engine, template_set),
-        "lexicons": {
-            name: {"sha256": lex.sha256, "source": lex.meta.get("source"),
-                   "license": lex.meta.get("license")}
-            for name, lex in lexicon_set.used.items()
-        },
-        "counts": _counts(split_items),
-        "totals": {s: dict(sorted(Counter(si.item.label for si in split_items
-                                          if si.split == s).items()))
-                   for s in sorted({si.split for si in split_items})},
     }
-    return Dataset(family_name, split_items, split, manifest, dict(fam), dict(tsv_formats or {}))
+    return Dataset(family_name, source, split, manifest, dict(fam), dict(tsv_formats or {}),
+                   seed, lexicon_set=lexicon_set)
 
 
 def _narrow(run: Sequence[str] | None, split: Sequence[str] | None) -> list[str] | None:

@@ -15,16 +15,21 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 
-class Dataset(Protocol):
-    """What a card reads of a dataset (nligen.api.Dataset has it)."""
+class Tally(Protocol):
+    """What a card reads of a set's records (nligen.pipeline.Tally has it)."""
 
-    family: str
-    family_info: Mapping[str, Any]
+    card_fields: Sequence[str]
+    sample: Any  # the indices the audit reads, or None (every record)
 
-    def iter_records(self) -> Iterable[dict]: ...
+    def card_seen(self) -> Counter: ...
+
+    def card_by(self) -> dict[str, dict[str, Counter]]: ...
+
+    def sampled_records(self) -> list[tuple[int, dict]]: ...
+
 
 # Hugging Face size categories (upper bounds, exclusive).
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -53,10 +58,10 @@ def _yaml_scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def front_matter(ds: Dataset, manifest: Mapping[str, Any], fmt_ext: str) -> list[str]:
-    fam = ds.family_info
-    total = sum(info["records"] for info in manifest.get("files", {}).values()) or len(ds)
-    lines = ["---", f"pretty_name: {_yaml_scalar(fam.get('title') or f'{ds.family} challenge set')}",
+def front_matter(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any],
+                 fmt_ext: str) -> list[str]:
+    total = sum(info["records"] for info in manifest.get("files", {}).values()) or manifest["n"]
+    lines = ["---", f"pretty_name: {_yaml_scalar(fam.get('title') or f'{family} challenge set')}",
              f"license: {_yaml_scalar(fam.get('license_id') or 'other')}"]
     if fam.get("language"):
         lines += ["language:", f"- {_yaml_scalar(fam['language'])}"]
@@ -68,7 +73,7 @@ def front_matter(ds: Dataset, manifest: Mapping[str, Any], fmt_ext: str) -> list
               "multilinguality:", "- monolingual",
               "source_datasets:", "- original",
               "tags:"]
-    for tag in ["nli", "challenge-set", "nligen", *fam.get("tags", [ds.family])]:
+    for tag in ["nli", "challenge-set", "nligen", *fam.get("tags", [family])]:
         lines.append(f"- {_yaml_scalar(tag)}")
     lines += ["configs:", "- config_name: default", "  data_files:"]
     for name in manifest.get("files", {}):
@@ -96,24 +101,13 @@ def _label_table(header: str, rows: Mapping[str, Counter], labels: Sequence[str]
     return out
 
 
-def _tally(ds: Dataset, fields: Sequence[str]) -> tuple[Counter, dict[str, dict[str, Counter]],
-                                                       list]:
-    """One pass over the records (each is built afresh): seen flags per split, label counts
-    per value of each tabulated field, and the problems the audit reads."""
+def _problems(tally: Tally) -> list:
+    """The problems the audit reads: the sampled records (every record of a set no larger
+    than the sample)."""
     from .tools.audit import problem_from_record
 
-    seen: Counter = Counter()
-    by: dict[str, dict[str, Counter]] = {f: {} for f in fields}
-    problems = []
-    for i, record in enumerate(ds.iter_records(), 1):
-        if "seen" in record:
-            seen[(record.get("split"), record["seen"])] += 1
-        for f in fields:
-            value = record.get(f)
-            if value is not None:
-                by[f].setdefault(str(value), Counter())[record["label"]] += 1
-        problems.append(problem_from_record(record, record["split"], i, record["split"]))
-    return seen, by, problems
+    return [problem_from_record(record, record["split"], i + 1, record["split"])
+            for i, record in tally.sampled_records()]
 
 
 def _contents(manifest: Mapping[str, Any], labels: Sequence[str], seen: Counter,
@@ -136,7 +130,7 @@ def _contents(manifest: Mapping[str, Any], labels: Sequence[str], seen: Counter,
     return lines
 
 
-def _audit(problems: list) -> list[str]:
+def _audit(problems: list, total: int) -> list[str]:
     from .tools.audit import audit_problems
 
     result = audit_problems(problems)
@@ -145,7 +139,11 @@ def _audit(problems: list) -> list[str]:
     h = result["hypothesis_only"]
     lines = ["## Audit", "",
              "What `gen audit` finds in these files (run it on the folder for the full "
-             "report and `--plot` for a figure like Jamp's figure 3).", ""]
+             "report and `--plot` for a figure like Jamp's figure 3)."
+             + ("" if len(problems) >= total else
+                f" The figures below read a seeded sample of {len(problems):,} of the "
+                f"{total:,} problems, drawn evenly from the whole set; `gen audit` reads "
+                "them all."), ""]
     if len(m["labels"]) < 2:
         lines += ["Token–label artifacts: only one label, nothing to test.", ""]
     else:
@@ -206,23 +204,24 @@ def _loading(manifest: Mapping[str, Any], ext: str) -> list[str]:
             "```"]
 
 
-def dataset_card(ds: Dataset, manifest: Mapping[str, Any], ext: str = "jsonl") -> str:
-    fam = ds.family_info
+def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any], ext: str,
+                 tally: Tally, total: int) -> str:
+    """The card of a set of ``total`` problems, from its manifest and the tally of its
+    records (pipeline.Tally: label counts per field, seen flags, the audit's sample)."""
     labels = _ordered(lab for c in manifest["totals"].values() for lab in c)
-    title = fam.get("title") or f"{ds.family} challenge set"
-    lines = front_matter(ds, manifest, ext)
+    title = fam.get("title") or f"{family} challenge set"
+    lines = front_matter(family, fam, manifest, ext)
     lines += ["", f"# {title}", "",
               f"Generated by nligen {manifest['nligen_version']}"
               + (f" with `{manifest['command']}`" if manifest.get("command") else "") + ".", ""]
     if fam.get("description"):
         lines += [str(fam["description"]).strip(), ""]
-    seen, by, problems = _tally(ds, list(fam.get("card_tables") or DEFAULT_CARD_TABLES))
-    lines += _contents(manifest, labels, seen, by)
+    lines += _contents(manifest, labels, tally.card_seen(), tally.card_by())
     lines += ["## Files", ""]
     for name, info in manifest.get("files", {}).items():
         lines.append(f"- `{name}`: {info['records']} problems (sha256 `{info['sha256'][:16]}…`)")
     lines += ["", "Reading them:", ""] + _loading(manifest, ext) + [""]
-    lines += _audit(problems)
+    lines += _audit(_problems(tally), total)
     lines += ["## Reproducing", "",
               f"Seed {manifest['seed']}, nligen {manifest['nligen_version']}. The same command, "
               "seed and version give byte-identical files; `manifest.json` records the "

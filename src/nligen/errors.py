@@ -20,6 +20,9 @@ class NligenError(Exception):
     def __str__(self) -> str:
         return f"{self.where}: {self.what}" if self.where else self.what
 
+    def __reduce__(self):  # pickled whole (a worker process sends it to its parent)
+        return type(self), (self.what, self.where)
+
     def located(self, where: str) -> "NligenError":
         """Return a copy of this error with ``where`` prefixed (outermost context first)."""
         new_where = f"{where}: {self.where}" if self.where else where

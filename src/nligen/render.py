@@ -218,7 +218,7 @@ def _fast_expr(node: nodes.Node):
 
 
 class CompiledText:
-    __slots__ = ("source", "template", "where", "names", "fields", "_fast")
+    __slots__ = ("source", "template", "where", "names", "fields", "_fast", "_fast_text")
 
     def __init__(self, source, template, where, names, fields, plan=None, renderer=None):
         self.source = source
@@ -226,7 +226,26 @@ class CompiledText:
         self.where = where
         self.names: set[str] = names  # variables the text reads
         self.fields: dict[str, set[str]] = fields  # slot -> fields read as slot.field
-        self._fast = _compile_plan(plan, renderer, where) if plan is not None else None
+        self._fast, self._fast_text = (_compile_plan(plan, renderer, where) if plan is not None
+                                       else (None, None))
+
+    def render_text(self, context: Mapping[str, Any]) -> str:
+        """Render; return the text (stripped) without its spans."""
+        if self._fast_text is not None:
+            return self._guarded(self._fast_text, context)
+        return self.render(context)[0]
+
+    def _guarded(self, fn, context):
+        try:
+            return fn(context)
+        except RenderError as exc:
+            if exc.where:
+                raise
+            raise RenderError(exc.what, self.where) from None
+        except SecurityError as exc:
+            raise RenderError(f"forbidden operation: {exc}", self.where) from None
+        except Exception as exc:
+            raise RenderError(f"{type(exc).__name__}: {exc}", self.where) from None
 
     def render(self, context: Mapping[str, Any]) -> tuple[str, dict[str, list[list[int]]]]:
         """Render; return the text (stripped) and each slot's character spans in it."""
@@ -274,6 +293,26 @@ def _root_name(expr) -> str | None:
     return None
 
 
+def _input_names(expr) -> list[str] | None:
+    """The variables a filter chain reads, when it reads nothing else (no field access):
+    its result is then a function of those values alone (filters are pure), and may be
+    remembered. None otherwise."""
+    kind = expr[0]
+    if kind == "name":
+        return [expr[1]]
+    if kind == "const":
+        return []
+    if kind == "filter":
+        names = _input_names(expr[2])
+        for a in expr[3]:
+            more = _input_names(a)
+            if names is None or more is None:
+                return None
+            names += [n for n in more if n not in names]
+        return names
+    return None
+
+
 def _compile_expr(expr, renderer, where) -> Callable[[Mapping[str, Any]], Any]:
     kind = expr[0]
     if kind == "name":
@@ -315,27 +354,68 @@ def _compile_expr(expr, renderer, where) -> Callable[[Mapping[str, Any]], Any]:
     return lambda ctx: fn(inner(ctx), *[a(ctx) for a in args])
 
 
+# Remembered results per expression (see _compiled_step). Slot values are few and reused
+# by many problems (a noun phrase's accusative is written thousands of times); values made
+# afresh per problem (time expressions) would make the memory grow, so a full table is
+# emptied and refilled.
+_MEMO_LIMIT = 50_000
+
+
+def _compiled_step(expr, renderer, where) -> Callable[[Mapping[str, Any]], tuple[str, str | None]]:
+    """One ``{{ ... }}`` of a text as a function of the context: (its text, the slot whose
+    span it is, or None). A filter chain over slots alone is computed once per combination
+    of slot values: filters are pure, so the text is a function of those values. The
+    table is keyed by the values' identities and holds the values themselves, so an
+    identity is never reused while its entry lives."""
+    fn = _compile_expr(expr, renderer, where)
+    root = _root_name(expr)
+
+    def step(ctx):
+        text = str(renderable(fn(ctx), where))
+        slot = getattr(ctx.get(root), "_slot_name", None) if root is not None else None
+        return text, slot
+
+    names = _input_names(expr) if expr[0] == "filter" else None
+    if names and len(names) == 1:  # combinations of two values are too many to pay off
+        (only,) = names
+        memo: dict[int, tuple[str, str | None, Any]] = {}
+
+        def remembered_one(ctx):
+            value = ctx.get(only)
+            hit = memo.get(id(value))
+            if hit is not None:
+                return hit[0], hit[1]
+            text, slot = step(ctx)
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[id(value)] = (text, slot, value)
+            return text, slot
+
+        return remembered_one
+
+    return step
+
+
 def _compile_plan(plan, renderer, where):
+    """(render, render_text): the text with its slot spans, and the text alone."""
     steps = []
     for kind, payload in plan:
         if kind == "text":
-            steps.append((None, payload, None))
+            steps.append((None, payload))
         else:
-            steps.append((_compile_expr(payload, renderer, where), None, _root_name(payload)))
+            steps.append((_compiled_step(payload, renderer, where), None))
 
     def render(context):
         parts: list[str] = []
         spans: dict[str, list[list[int]]] = {}
         length = 0
-        for fn, literal, root in steps:
+        for fn, literal in steps:
             if fn is None:
                 text = literal
             else:
-                text = str(renderable(fn(context), where))
-                if root is not None:
-                    slot = getattr(context.get(root), "_slot_name", None)
-                    if slot is not None:
-                        spans.setdefault(slot, []).append([length, length + len(text)])
+                text, slot = fn(context)
+                if slot is not None:
+                    spans.setdefault(slot, []).append([length, length + len(text)])
             parts.append(text)
             length += len(text)
             if length > _MAX_OUTPUT:
@@ -349,7 +429,13 @@ def _compile_plan(plan, renderer, where):
                      for s, v in spans.items()}
         return stripped, spans
 
-    return render
+    def render_text(context):
+        out = "".join([literal if fn is None else fn(context)[0] for fn, literal in steps])
+        if len(out) > _MAX_OUTPUT:
+            raise RenderError(f"output longer than {_MAX_OUTPUT} characters", where)
+        return out.strip()
+
+    return render, render_text
 
 
 def strip_marks(marked: str) -> tuple[str, dict[str, list[list[int]]]]:

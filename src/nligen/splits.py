@@ -19,11 +19,11 @@ from typing import Any, Callable, Sequence
 
 from .engine import Engine, Item, Variant, iter_units
 from .errors import SplitError, UsageError
+from .pipeline import Part, Source, SplitItem
+from .records import SEEN_UNSEEN, SINGLE_SPLIT
 from .rng import StableRng, stable_int
 
 SPLITS = ("augmentation", "pattern", "lexical")
-SEEN_UNSEEN = {"pattern", "lexical"}
-SINGLE_SPLIT = "all"
 # Reinig & Markert (2023, section 6): 1,037 of 16,971 premises go to train.
 AUGMENTATION_FRACTION = 1037 / 16971
 
@@ -60,18 +60,13 @@ class SplitOptions:
     seen_flags: bool = True               # whether test items carry `seen` (restricted splits)
 
 
-@dataclass
-class SplitItem:
-    item: Item
-    split: str
-    seen: bool | None
-
-
-def generate_with_split(engine: Engine, n: int, options: SplitOptions,
-                        progress: Callable[[int], None] | None = None) -> list[SplitItem]:
+def generate_with_split(engine: Engine, n: int, options: SplitOptions) -> Source:
+    """The items of a run with the split ``options.name`` (None: no split), as a source.
+    Without a split and with the lexical split, items stream; the augmentation and
+    pattern splits assign units only once all of them are made."""
     name = options.name
     if name is None:
-        return [SplitItem(i, SINGLE_SPLIT, None) for i in engine.generate(n, progress=progress)]
+        return Source([Part(engine, n, SINGLE_SPLIT)])
     if name not in SPLITS:
         raise UsageError(f"unknown split {name!r} (known: {', '.join(SPLITS)})", "--split")
     if n < 2:
@@ -80,19 +75,22 @@ def generate_with_split(engine: Engine, n: int, options: SplitOptions,
         raise UsageError(f"must be between 1 and n - 1 = {n - 1} (got {options.train_size})",
                          "--train-size")
     if name == "lexical":
-        return _lexical(engine, n, options, progress)
-    items = engine.generate(n, progress=progress)
-    units = _split_units(items)
-    if len(units) < 2:
-        raise SplitError(f"{n} problems make {len(units)} unit(s): too few to split", "--split")
-    if name == "augmentation":
-        return _augmentation(engine, units, options)
-    return _pattern(engine, units, options)
+        return _lexical(engine, n, options)
+
+    def whole() -> list[SplitItem]:
+        units = _split_units(engine.generate(n))
+        if len(units) < 2:
+            raise SplitError(f"{n} problems make {len(units)} unit(s): too few to split",
+                             "--split")
+        if name == "augmentation":
+            return _augmentation(engine, units, options)
+        return _pattern(engine, units, options)
+
+    return Source(whole=whole, n=n)
 
 
 def generate_restricted(make_engine: Callable[..., Engine], seed: int, n: int,
-                        options: SplitOptions,
-                        progress: Callable[[int], None] | None = None) -> list[SplitItem]:
+                        options: SplitOptions) -> Source:
     """Train from a restricted engine, test from the full one, with disjoint content."""
     r = options.restriction
     if n < 2:
@@ -115,15 +113,15 @@ def generate_restricted(make_engine: Callable[..., Engine], seed: int, n: int,
     n_train = options.train_size if options.train_size is not None else round(
         options.train_fraction * n)
     n_train = min(max(1, n_train), n - 1)
-    seen_pairs: set = set()
-    train = train_engine.generate(n_train, side="train", seen_pairs=seen_pairs,
-                                  progress=progress)
-    test = test_engine.generate(n - n_train, side="test", seen_pairs=seen_pairs,
-                                progress=progress)
     # Train items of a seen/unseen split are seen by definition; saying so gives every split
     # file the same columns (Hugging Face `datasets` loads splits into one schema).
-    return ([SplitItem(i, "train", True if options.seen_flags else None) for i in train]
-            + [SplitItem(i, "test", r.seen(i) if options.seen_flags else None) for i in test])
+    flags = options.seen_flags
+    return Source([
+        Part(train_engine, n_train, "train", side="train",
+             seen=(lambda item: True) if flags else None),
+        Part(test_engine, n - n_train, "test", side="test",
+             seen=r.seen if flags else None),
+    ])
 
 
 def _split_units(items: Sequence[Item]) -> list[list[Item]]:
@@ -364,7 +362,7 @@ def lexical_partition(engine: Engine, fraction: float) -> set[str]:
     return set(ordered[:max(1, round(fraction * len(ordered)))])
 
 
-def _lexical(engine: Engine, n: int, options: SplitOptions, progress) -> list[SplitItem]:
+def _lexical(engine: Engine, n: int, options: SplitOptions) -> Source:
     test_lemmas = lexical_partition(engine, options.test_lemma_fraction)
 
     def train_side(v) -> bool:
@@ -376,10 +374,9 @@ def _lexical(engine: Engine, n: int, options: SplitOptions, progress) -> list[Sp
     n_train = options.train_size if options.train_size is not None else round(
         options.train_fraction * n)
     n_train = min(max(1, n_train), n - 1)
-    seen_pairs: set = set()
-    train = engine.generate(n_train, side="train", side_filter=train_side, seen_pairs=seen_pairs,
-                            progress=progress)
-    test = engine.generate(n - n_train, side="test", side_filter=test_side, seen_pairs=seen_pairs,
-                           progress=progress)
-    return ([SplitItem(i, "train", True) for i in train]
-            + [SplitItem(i, "test", False) for i in test])
+    return Source([
+        Part(engine, n_train, "train", side="train", side_filter=train_side,
+             seen=lambda item: True),
+        Part(engine, n - n_train, "test", side="test", side_filter=test_side,
+             seen=lambda item: False),
+    ])

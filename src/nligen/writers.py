@@ -49,7 +49,7 @@ def _generic_columns(records: Sequence[Mapping[str, Any]]) -> list[str]:
 GENERIC_TSV = TsvFormat("tsv", _generic_columns, lambda rec: rec)
 
 
-def _cell(value: Any) -> str:
+def tsv_cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -67,7 +67,7 @@ def iter_tsv(records: Iterable[Mapping[str, Any]], fmt: TsvFormat) -> Iterator[s
     yield "\t".join(cols) + "\n"
     for rec in chain(head, it):
         row = fmt.row(rec)
-        yield "\t".join(_cell(row.get(c)) for c in cols) + "\n"
+        yield "\t".join(tsv_cell(row.get(c)) for c in cols) + "\n"
 
 
 def is_dir_target(path: str | os.PathLike) -> bool:
@@ -78,6 +78,89 @@ def is_dir_target(path: str | os.PathLike) -> bool:
 Content = Union[str, Iterable[str]]
 
 
+class AtomicFiles:
+    """Files written into one folder together, each streamed to a temporary file beside
+    its target and renamed into place only by :meth:`commit`; :meth:`abort` (or leaving
+    a ``with`` block by an exception) removes the temporary files and any folder this
+    created. Each file's SHA-256 is computed as it is written."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._created = [p for p in [folder, *folder.parents] if not p.exists()]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _remove_empty(self._created)
+            raise UsageError(f"cannot create folder: {exc.strerror}", str(folder)) from None
+        self._open: dict[str, tuple[Any, str, Any]] = {}  # name -> (file, temp path, sha256)
+        self._digests: dict[str, str] = {}
+
+    def write(self, name: str, text: str) -> None:
+        entry = self._open.get(name)
+        if entry is None:
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.folder)
+            except OSError as exc:
+                raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
+            entry = self._open[name] = (os.fdopen(fd, "wb"), tmp, hashlib.sha256())
+        data = text.encode("utf-8")
+        try:
+            entry[0].write(data)
+        except OSError as exc:
+            raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
+        entry[2].update(data)
+
+    def put(self, name: str, content: Content) -> None:
+        """A whole file (text, or chunks of text)."""
+        self.write(name, "")
+        for chunk in ([content] if isinstance(content, str) else content):
+            self.write(name, chunk)
+
+    def close(self, name: str) -> str:
+        """Finish one file (nothing more is written to it); its SHA-256."""
+        fh, tmp, h = self._open[name]
+        if not fh.closed:
+            fh.close()
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
+            self._digests[name] = h.hexdigest()
+        return self._digests[name]
+
+    def digests(self) -> dict[str, str]:
+        """{name: sha256} of every file so far, in the order they were begun."""
+        return {name: self.close(name) for name in self._open}
+
+    def commit(self) -> dict[str, str]:
+        digests = self.digests()
+        try:
+            for name, (_, tmp, _) in self._open.items():
+                os.replace(tmp, self.folder / name)
+        except OSError as exc:
+            self.abort()
+            raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
+        self._open = {}
+        return digests
+
+    def abort(self) -> None:
+        for fh, tmp, _ in self._open.values():
+            try:
+                fh.close()
+            except OSError:
+                pass
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        self._open = {}
+        _remove_empty(self._created)
+
+    def __enter__(self) -> "AtomicFiles":
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is not None:
+            self.abort()
+
+
 def write_files_atomically(folder: Path, files: Mapping[str, Content],
                            extra: Callable[[dict[str, str]], Mapping[str, str]] | None = None
                            ) -> dict[str, str]:
@@ -86,45 +169,13 @@ def write_files_atomically(folder: Path, files: Mapping[str, Content],
     ``extra`` receives the SHA-256 of every file written so far and returns more files
     (a manifest naming the others' hashes). Returns {name: sha256}.
     """
-    created = [p for p in [folder, *folder.parents] if not p.exists()]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _remove_empty(created)
-        raise UsageError(f"cannot create folder: {exc.strerror}", str(folder)) from None
-    temps: list[tuple[str, Path]] = []
-    digests: dict[str, str] = {}
-
-    def put(name: str, content: Content) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-        temps.append((tmp, folder / name))
-        h = hashlib.sha256()
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            for chunk in ([content] if isinstance(content, str) else content):
-                fh.write(chunk)
-                h.update(chunk.encode("utf-8"))
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        digests[name] = h.hexdigest()
-
-    try:
+    with AtomicFiles(folder) as out:
         for name, content in files.items():
-            put(name, content)
+            out.put(name, content)
         if extra is not None:
-            for name, content in extra(dict(digests)).items():
-                put(name, content)
-        for tmp, final in temps:
-            os.replace(tmp, final)
-    except BaseException as exc:
-        for tmp, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        _remove_empty(created)
-        if isinstance(exc, OSError):
-            raise UsageError(f"cannot write: {exc.strerror}", str(folder)) from None
-        raise
-    return digests
+            for name, content in extra(out.digests()).items():
+                out.put(name, content)
+        return out.commit()
 
 
 def _remove_empty(folders: Sequence[Path]) -> None:

@@ -117,8 +117,7 @@ def split_options(template_set, split: str | None, train_size: int | None = None
 
 
 def generate(*, fragments=None, template_ids=None, time_formats=None, time_span=None, n=None,
-             seed=0, split=None, train_size=None, command=None, arguments=None, lexicons=None,
-             progress=None):
+             seed=0, split=None, train_size=None, command=None, arguments=None, lexicons=None):
     """Library call behind ``gen jamp``."""
     from ..api import generate as api_generate
     from . import load_family
@@ -140,7 +139,7 @@ def generate(*, fragments=None, template_ids=None, time_formats=None, time_span=
     return api_generate(
         template_set, lexicons=lexicons, n=n, seed=seed, template_ids=chosen, split=split,
         split_options=split_options(template_set, split, train_size), family="jamp",
-        command=command, arguments=arguments, tsv_formats=TSV_FORMATS, progress=progress,
+        command=command, arguments=arguments, tsv_formats=TSV_FORMATS,
         time_formats=codes, time_spans=[time_span] if time_span else None)
 
 

@@ -99,7 +99,7 @@ def generate_all(**kwargs) -> dict:
 
 
 def generate(*, patterns=None, sets=None, n=None, seed=0, split=None, split_options=None,
-             command=None, arguments=None, lexicons=None, progress=None):
+             command=None, arguments=None, lexicons=None):
     """Library call behind ``gen wogli``."""
     from ..api import generate as api_generate
     from . import load_family
@@ -109,7 +109,7 @@ def generate(*, patterns=None, sets=None, n=None, seed=0, split=None, split_opti
         template_set, lexicons=lexicons, n=n, seed=seed, sets=sets,
         variants=normalise_patterns(template_set, sets, patterns), split=split,
         split_options=split_options, family="wogli", command=command, arguments=arguments,
-        tsv_formats=TSV_FORMATS, progress=progress, variant_option="--pattern")
+        tsv_formats=TSV_FORMATS, variant_option="--pattern")
 
 
 # -- derive -----------------------------------------------------------------------------
