@@ -151,7 +151,7 @@ class Dataset:
         start, stop = shard_range(len(self), shard) if shard is not None else (0, len(self))
         folder = None if path is None or str(path) == "-" or not is_dir_target(path) else Path(path)
         tally = Tally(list(self.family_info.get("card_tables") or DEFAULT_CARD_TABLES)
-                      if folder is not None and shard is None else (),
+                      if folder is not None else (),
                       audit_sample(len(self), self.seed) if folder is not None else None,
                       full=folder is not None)
         job = self._job(fmt, start, stop, folder is not None, tally)
@@ -264,6 +264,97 @@ def shard_range(n: int, shard: tuple[int, int]) -> tuple[int, int]:
     if k > n:
         raise UsageError(f"{k} shards of {n} problems: at most one shard per problem", "--shard")
     return (i - 1) * n // k, i * n // k
+
+
+def merge(folders: Sequence[str | Path], output: str | Path) -> list[Path]:
+    """Join the shard folders of one command (``--shard I/K -o DIR/``, any order) into
+    ``output``: the split files concatenated in shard order, one manifest and one dataset
+    card, byte for byte the folder the command writes without ``--shard``."""
+    from .commands import templates_of_command
+    from .errors import InputError
+    from .writers import AtomicFiles
+
+    shards = []
+    for folder in folders:
+        folder = Path(folder)
+        manifest = _read_json(folder / MANIFEST_FILE)
+        info = manifest.get("shard")
+        if not isinstance(info, dict):
+            raise InputError("not a shard folder (its manifest has no 'shard')",
+                             str(folder / MANIFEST_FILE))
+        shards.append((info["index"], folder, manifest))
+    shards.sort(key=lambda s: s[0])
+    first = shards[0][2]
+    count = first["shard"]["of"]
+    for _, folder, manifest in shards:
+        for key in ("command", "seed", "n", "format", "nligen_version"):
+            if manifest.get(key) != first.get(key):
+                raise InputError(f"its {key} differs from that of {shards[0][1]}", str(folder))
+        if manifest["shard"]["of"] != count:
+            raise InputError(f"a shard of {manifest['shard']['of']}, not of {count}",
+                             str(folder))
+    indices = [i for i, _, _ in shards]
+    if indices != list(range(1, count + 1)):
+        missing = sorted(set(range(1, count + 1)) - set(indices))
+        twice = sorted({i for i in indices if indices.count(i) > 1})
+        raise InputError(("missing shard(s) " + ", ".join(map(str, missing)) if missing else
+                          "shard(s) given twice: " + ", ".join(map(str, twice)))
+                         + f" of {count}", "gen merge")
+    tally: Tally | None = None
+    for _, folder, manifest in shards:
+        part = Tally.from_json(_read_json(folder / manifest["shard"]["tally"]["file"]))
+        if tally is None:
+            tally = part
+        else:
+            tally.merge(part)
+    assert tally is not None
+    template_set, _ = templates_of_command(first["command"])
+    fam = dict(template_set.family)
+    fmt = first["format"]
+    ext = FORMAT_EXT.get(fmt, "tsv")
+    out_folder = Path(output)
+    with AtomicFiles(out_folder) as out:
+        for split in tally.splits():
+            name = f"{split}.{ext}"
+            out.write(name, "")
+            for _, folder, manifest in shards:
+                if name in manifest["files"]:
+                    with open(folder / name, "rb") as fh:
+                        for block in iter(lambda: fh.read(1 << 20), b""):
+                            out.write_bytes(name, block)
+        digests = out.digests()
+        manifest = {k: v for k, v in first.items()
+                    if k not in ("lexicons", "counts", "totals", "format", "files", "shard")}
+        lexicons: dict[str, Any] = {}
+        for _, _, m in shards:
+            lexicons.update(m.get("lexicons") or {})
+        manifest["lexicons"] = dict(sorted(lexicons.items()))
+        manifest["counts"] = tally.manifest_counts()
+        manifest["totals"] = tally.totals()
+        manifest["format"] = fmt
+        per_split = tally.records_per_split()
+        manifest["files"] = {f"{s}.{ext}": {"records": per_split[s],
+                                            "sha256": digests[f"{s}.{ext}"]}
+                             for s in tally.splits()}
+        out.put("README.md", dataset_card(manifest["family"], fam, manifest, ext, tally,
+                                          manifest["n"]))
+        out.put(MANIFEST_FILE, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+        written = out.commit()
+    return [out_folder / n for n in written]
+
+
+def _read_json(path: Path) -> dict:
+    from .errors import InputError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    except ValueError as exc:
+        raise InputError(f"not JSON: {exc}", str(path)) from None
+    if not isinstance(data, dict):
+        raise InputError("not a JSON object", str(path))
+    return data
 
 
 def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,

@@ -20,6 +20,7 @@ from .commands import (
     stress_dataset,
     wogli_dataset,
     wogli_options,
+    with_recipe,
 )
 from .errors import NligenError, UsageError
 
@@ -34,30 +35,56 @@ def emit(line: str = "") -> None:
     write_stdout(line + "\n")
 
 
+class _Progress:
+    """A progress bar on stderr (tqdm) while a set is written, when stderr is a terminal
+    and --quiet is not given; otherwise nothing."""
+
+    def __init__(self, total: int, args, label: str = "problems"):
+        self.bar = None
+        if not getattr(args, "quiet", False) and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit=" " + label, file=sys.stderr, leave=False,
+                            dynamic_ncols=True)
+        self.done = 0
+
+    def __call__(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+            self.done = done
+
+    def __enter__(self) -> "_Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
-
-
-
-
-
-
-
-
-
-
+def _write(ds, args, output) -> None:
+    shard = getattr(args, "shard", None)
+    if shard is not None and not output:
+        raise UsageError("with --shard, give -o FILE or -o DIR/ (shard folders are joined by "
+                         "gen merge)", "--shard")
+    total = len(ds) if shard is None else None
+    with _Progress(total or 0, args) as progress:
+        ds.write(output, args.format, workers=args.workers, shard=shard, cluster=args.dask,
+                 progress=progress)
 
 
 def _finish(ds, args) -> None:
-    paths = ds.write(args.output, args.format)
+    _write(ds, args, args.output)
     if args.output and not args.quiet:
-        counts = ", ".join(f"{s}: {sum(v.values())}" for s, v in ds.manifest["totals"].items())
-        print(f"wrote {len(ds)} problems ({counts}) to {args.output}", file=sys.stderr)
-    del paths
+        if args.shard is None:
+            counts = ", ".join(f"{s}: {sum(v.values())}"
+                               for s, v in ds.manifest["totals"].items())
+            print(f"wrote {len(ds)} problems ({counts}) to {args.output}", file=sys.stderr)
+        else:
+            from .api import shard_range
 
-
-
-
+            start, stop = shard_range(len(ds), args.shard)
+            print(f"wrote problems {start}-{stop - 1} of {len(ds)} (shard "
+                  f"{args.shard[0]}/{args.shard[1]}) to {args.output}", file=sys.stderr)
 
 
 def cmd_wogli(args, argv) -> int:
@@ -74,33 +101,37 @@ def cmd_wogli(args, argv) -> int:
         raise UsageError("with --set all, -o must be a folder (end it with /): each set "
                          "gets its own subfolder", "-o")
     datasets = {}
-    for name in wogli.PAPER_SETS:  # generate everything before writing anything
+    for name in wogli.PAPER_SETS:  # check every set before writing anything
         # Each set's manifest records the command that regenerates that set alone.
         per_set = [name if (a == "all" and i and argv[i - 1] == "--set") else a
                    for i, a in enumerate(argv)]
         per_set = [("--set=" + name if a == "--set=all" else a) for a in per_set]
         options.update(command=command_line(per_set), split_options=split_options(args),
                        arguments=dict(options["arguments"], sets=[name]))
-        datasets[name] = wogli.generate(sets=[name], **options)
+        datasets[name] = with_recipe(wogli.generate(sets=[name], **options),
+                                     command_line(per_set))
     for name, ds in datasets.items():
         out = str(Path(args.output) / name) + "/"
-        ds.write(out, args.format)
+        _write(ds, args, out)
         if not args.quiet:
-            print(f"wrote {len(ds)} problems to {out}", file=sys.stderr)
+            print(f"wrote {len(ds) if args.shard is None else 'a shard of ' + str(len(ds))} "
+                  f"problems to {out}", file=sys.stderr)
     return 0
 
 
+def cmd_merge(args) -> int:
+    from .api import merge
+
+    written = merge(args.folders, args.output)
+    if not args.quiet:
+        print(f"merged {len(args.folders)} shard folders into {args.output} "
+              f"({len(written)} files)", file=sys.stderr)
+    return 0
 
 
 def cmd_jamp(args, argv) -> int:
     _finish(jamp_dataset(args, argv), args)
     return 0
-
-
-
-
-
-
 
 
 def cmd_jamp_label(args) -> int:
@@ -131,15 +162,9 @@ def cmd_wogli_derive(args) -> int:
     return 0
 
 
-
-
 def cmd_run(args, argv) -> int:
     _finish(run_dataset(args, argv), args)
     return 0
-
-
-
-
 
 
 def cmd_stress(args, argv) -> int:
@@ -161,16 +186,6 @@ def cmd_stress(args, argv) -> int:
                   "clause as an argument of the main clause (rationale: ambiguous); "
                   "--attachment low leaves them out", file=sys.stderr)
     return 0
-
-
-
-
-
-
-
-
-
-
 
 
 def cmd_validate(args) -> int:
@@ -369,6 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_verify(args)
         if args.command == "stress":
             return cmd_stress(args, argv)
+        if args.command == "merge":
+            return cmd_merge(args)
         raise UsageError(f"unknown command {args.command!r}", "gen")
     except NligenError as exc:
         where = exc.where or ("gen " + (argv[0] if argv else ""))

@@ -51,7 +51,34 @@ def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
     p.add_argument("-o", "--output", default=None, metavar="PATH",
                    help="FILE, or DIR/ for one file per split + manifest.json + README.md "
                         "(default: JSONL on stdout)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and no summary on stderr")
+    _add_run_options(p)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    i, sep, k = text.partition("/")
+    try:
+        if not sep:
+            raise ValueError
+        return int(i), int(k)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not I/K (e.g. 2/3): {text!r}") from None
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """How a run is carried out; the bytes written never depend on these."""
+    p.add_argument("--workers", type=_int, default=1, metavar="N",
+                   help="processes that build the problems (default 1); the output is the "
+                        "same for any N")
+    p.add_argument("--shard", type=_shard, default=None, metavar="I/K",
+                   help="write only the I-th of K contiguous pieces (1 <= I <= K); the K "
+                        "pieces concatenated in order are the whole file, and `gen merge` "
+                        "joins shard folders into the folder a whole run writes")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="build the problems as tasks on a running Dask scheduler (e.g. "
+                        "tcp://host:8786); needs pip install 'nligen[dask]'. Written as by "
+                        "a local run: the same bytes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -124,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     j.add_argument("-o", "--output", default=None, metavar="PATH",
                    help="FILE, or DIR/ for one file per split + manifest.json + README.md "
                         "(default: JSONL on stdout)")
-    j.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+    j.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and no summary on stderr")
+    _add_run_options(j)
 
     jl = sub.add_parser("jamp-label", help=argparse.SUPPRESS)
     jl.prog = "gen jamp label"
@@ -280,6 +309,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "and a dataset card README.md when PATH ends in / (default: stdout)")
     sx.add_argument("-q", "--quiet", action="store_true", help="no counts on stderr")
 
+    mg = sub.add_parser("merge", help="join shard folders (--shard I/K -o DIR/) into one",
+                        description="Join the folders that the K shards of one command wrote "
+                        "(gen ... --shard I/K -o DIR_I/) into the folder the whole command "
+                        "writes: the split files concatenated in shard order, one "
+                        "manifest.json and one dataset card, byte for byte what a run without "
+                        "--shard writes; gen verify accepts it. Every shard of the command "
+                        "must be given, each once, in any order.")
+    mg.add_argument("folders", nargs="+", metavar="SHARD_DIR")
+    mg.add_argument("-o", "--output", required=True, metavar="DIR",
+                    help="the folder to write (made if missing)")
+    mg.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
     ev = sub.add_parser("eval", help="score predictions against a generated set",
                         description="Accuracy of a model's predictions on a gold record file: "
                         "overall, per gold label, template, fragment / sub-fragment, "
@@ -300,6 +341,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Options that say where and how a run is carried out, not what it makes: a manifest's
+# command leaves them out, so every way of running a command records the same command.
+RUN_OPTIONS_WITH_VALUE = ("-o", "--output", "--workers", "--shard", "--dask")
+RUN_FLAGS = ("-q", "--quiet")
+
+
 def command_line(argv: Sequence[str]) -> str:
     kept = []
     skip = False
@@ -307,10 +354,11 @@ def command_line(argv: Sequence[str]) -> str:
         if skip:
             skip = False
             continue
-        if a in ("-o", "--output"):
+        if a in RUN_OPTIONS_WITH_VALUE:
             skip = True
             continue
-        if a.startswith("--output=") or a in ("-q", "--quiet"):
+        if a.startswith(tuple(f"{o}=" for o in RUN_OPTIONS_WITH_VALUE if o.startswith("--"))) \
+                or a in RUN_FLAGS:
             continue
         kept.append(a)
     return "gen " + " ".join(shlex.quote(a) for a in kept)
@@ -350,7 +398,8 @@ def wogli_dataset(args, argv):
     if args.sets and "all" in args.sets:
         raise UsageError("'all' is not one set (it writes each set into its own folder)",
                          "--set")
-    return wogli.generate(sets=args.sets, **wogli_options(args, argv))
+    return with_recipe(wogli.generate(sets=args.sets, **wogli_options(args, argv)),
+                       command_line(argv))
 
 
 def jamp_dataset(args, argv):
@@ -371,7 +420,7 @@ def jamp_dataset(args, argv):
                        command=command_line(argv), arguments=arguments)
     if args.tokenized:
         args.format = "jamp-tsv-tokenized"
-    return ds
+    return with_recipe(ds, command_line(argv))
 
 
 def read_input(file: str | None) -> tuple[str, str]:
@@ -405,10 +454,12 @@ def run_dataset(args, argv):
 
     arguments = _arguments(args, ("sets", "template_ids", "variants", "n", "seed", "split",
                                   "train_size", "heldout", "test_lemmas", "format"))
-    return generate(args.templates, lexicons=args.lexicons, n=args.n, seed=args.seed,
-                    sets=args.sets, variants=args.variants, template_ids=args.template_ids,
-                    split=args.split, split_options=split_options(args),
-                    command=command_line(argv), arguments=arguments)
+    return with_recipe(
+        generate(args.templates, lexicons=args.lexicons, n=args.n, seed=args.seed,
+                 sets=args.sets, variants=args.variants, template_ids=args.template_ids,
+                 split=args.split, split_options=split_options(args),
+                 command=command_line(argv), arguments=arguments),
+        command_line(argv))
 
 
 def stress_transformations(args) -> dict:
@@ -502,6 +553,17 @@ def dataset_from_command(command: str):
     args, argv = parse_command(command)
     ds = GENERATING_COMMANDS[args.command](args, argv)
     return ds, getattr(args, "format", "jsonl")
+
+
+def dataset_of_command(command: str):
+    """The dataset of a generating command (what a cluster's workers rebuild)."""
+    return dataset_from_command(command)[0]
+
+
+def with_recipe(ds, command: str):
+    """The dataset, told how another process makes it again: from its command."""
+    ds.recipe = (dataset_of_command, {"command": command})
+    return ds
 
 
 def templates_of_command(command: str):

@@ -525,7 +525,7 @@ def _count_with_distinct(opts: Mapping[str, list[SlotValue]], edges: list[tuple[
 
 # -- items -----------------------------------------------------------------------
 
-@dataclass
+@dataclass(slots=True)
 class Item:
     """One (premise, hypothesis, label) with everything records and splits need."""
 
@@ -863,14 +863,20 @@ class Engine:
                 raise CapacityError(
                     f"asked for {want} distinct items but it can give at most {cap}", v.where)
 
-    def _render_unit(self, cell: Cell, filling: Mapping[str, SlotValue], spans: bool = True):
+    @staticmethod
+    def _context(variant: Variant, filling: Mapping[str, SlotValue]) -> dict[str, Any]:
+        """What a template's texts and conditions see: the slots, the variant's axes and
+        its name."""
+        context: dict[str, Any] = dict(filling)
+        context.update(variant.axes)
+        context["variant"] = variant.name
+        return context
+
+    def _render_unit(self, cell: Cell, context: Mapping[str, Any], spans: bool = True):
         """(premise, [(hypothesis, label, text, spans)]), or (None, None) when a label is not
         the wanted one (labels are decided before anything is rendered). Without ``spans``
         the hypotheses' spans are None (a unit only found, not built)."""
         t = cell.variant.template
-        context: dict[str, Any] = dict(filling)
-        context.update(cell.variant.axes)
-        context["variant"] = cell.variant.name
         labels = []
         for h in cell.hypotheses:
             label = h.rule.decide(context)
@@ -934,8 +940,9 @@ class Engine:
                     full.update(drawn.values)
                     time_fields = {"time_format": self._format_name(t, drawn.format),
                                    "time_span": drawn.span}
+                context = self._context(v, full)
                 try:
-                    premise, rendered = self._render_unit(cell, full, build)
+                    premise, rendered = self._render_unit(cell, context, build)
                 except ConditionError as exc:
                     raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
                 if rendered is None:
@@ -945,7 +952,7 @@ class Engine:
                     dup_misses += 1
                     continue
                 found = (full, time_fields, premise, rendered, keys,
-                         (drawn.format, drawn.span) if timed else (None, None))
+                         (drawn.format, drawn.span) if timed else (None, None), context)
                 break
             if found is None:
                 label_misses += 1
@@ -960,17 +967,16 @@ class Engine:
     def _unit_items(self, cell: Cell, c: int, index: int, side: str, found: tuple) -> list[Item]:
         v = cell.variant
         t = v.template
-        full, time_fields, premise, rendered, _, time_key = found
-        context = dict(full)
-        context.update(v.axes)
-        context["variant"] = v.name
+        full, time_fields, premise, rendered, _, time_key, context = found
         base_fields = dict(self.record_defaults)
         base_fields.update(time_fields)
-        base_fields.update(_record_fields(t.record, context))
+        if t.record:
+            base_fields.update(_record_fields(t.record, context))
         items = []
         for h, label, text, spans in rendered:
             fields = dict(base_fields)
-            fields.update(_record_fields(h.record, context))
+            if h.record:
+                fields.update(_record_fields(h.record, context))
             explain = h.explain.render_text(context) if h.explain else None
             items.append(Item(t, v, h, premise, text, label, full, spans, explain,
                               fields, (side, c, index), time_key))
@@ -1018,14 +1024,14 @@ class Engine:
                         cell.variant.where)
         if "same_lemmas" in t.checks:
             analyse = self.analyser(t)
-            want = Counter(analyse(premise))
+            want = sorted(analyse(premise))  # the same multiset = the same sorted list
             for h, _, text, _ in rendered:
-                got = Counter(analyse(text))
+                got = sorted(analyse(text))
                 if got != want:
                     raise TemplateError(
                         f"pair check same_lemmas failed for {h.type or h.index}: premise "
-                        f"{premise!r} has lemmas {sorted(want.elements())}, hypothesis {text!r} "
-                        f"has {sorted(got.elements())}", cell.variant.where)
+                        f"{premise!r} has lemmas {want}, hypothesis {text!r} has {got}",
+                        cell.variant.where)
 
 
 def _record_fields(spec: Mapping[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:

@@ -128,10 +128,13 @@ class RecordEncoder:
     def __init__(self, family: str, split_name: str | None):
         self.family = family
         self.split_name = split_name
-        self._id_prefix = _encode_text(f"{family}-")[:-1]  # '"family-' without its end quote
-        self._family = _encode_text(family)
-        self._text: dict[Any, str] = {}  # encoded constants: ids, labels, names
-        self._rules: dict[int, tuple[str, Any]] = {}  # each hypothesis's rule, described
+        self._id_prefix = '{"id": ' + _encode_text(f"{family}-")[:-1]  # without the end quote
+        self._text: dict[Any, str] = {}  # encoded constants: field names, slot names
+        # (hypothesis, variant, label, split, seen) -> the encoded pieces that depend on nothing
+        # else, and the objects the key's ids stand for (kept, so an id stays theirs)
+        self._pieces: dict[tuple, tuple[str, str, str, str | None, tuple]] = {}
+        self._read: dict[str, str] = {}  # slot -> '"slot": {"text": ' (rationale)
+        self._last_unit: tuple = (None, None, "", "")
 
     def _const(self, value: Any) -> str:
         out = self._text.get(value)
@@ -139,51 +142,84 @@ class RecordEncoder:
             out = self._text[value] = _ENCODE(value)
         return out
 
-    def _rule(self, hypothesis) -> str:
-        hit = self._rules.get(id(hypothesis))
-        if hit is None:  # the hypothesis is kept with its text: its id stays its own
-            hit = self._rules[id(hypothesis)] = (_ENCODE(hypothesis.rule.describe()), hypothesis)
-        return hit[0]
+    def _pieces_of(self, item: Item, split: str, seen: bool | None):
+        key = (id(item.hypothesis), id(item.variant), item.label, split, seen)
+        hit = self._pieces.get(key)
+        if hit is not None:
+            return hit
+        t, h = item.template, item.hypothesis
+        after_id = (f'", "family": {_encode_text(self.family)}, "template": {_ENCODE(t.id)}, '
+                    '"premise": ')
+        head = [f', "label": {_ENCODE(item.label)}, "split": {_ENCODE(split)}']
+        if wants_seen(split, seen, self.split_name):
+            head.append(', "seen": true' if seen else ', "seen": false')
+        variant_field = None
+        if t.variants is not None:
+            variant_field = t.variants.field
+            head.append(f", {_ENCODE(variant_field)}: ")
+            head.append(_ENCODE(item.variant.name))
+        tail = []
+        if h.set != "default":
+            tail.append(f', "set": {_ENCODE(h.set)}')
+        if h.type:
+            tail.append(f', "hypothesis_type": {_ENCODE(h.type)}')
+        rule = f'}}, "rationale": {{"rule": {_ENCODE(h.rule.describe())}'
+        hit = (after_id, "".join(head[:-1]) if variant_field else "".join(head),
+               head[-1] if variant_field else "", "".join(tail), rule, variant_field,
+               (item.hypothesis, item.variant))
+        self._pieces[key] = hit
+        return hit
+
+    def _unit_pieces(self, item: Item) -> tuple[str, str]:
+        """The encoded premise and ``slots`` of the item's unit: its items share both
+        objects, so they are encoded once per unit."""
+        last = self._last_unit
+        if last[0] is item.filling and last[1] is item.premise:
+            return last[2], last[3]
+        slots = ", ".join([v.slot_json(name) for name, v in item.filling.items()])
+        premise = _encode_text(item.premise)
+        self._last_unit = (item.filling, item.premise, premise, slots)
+        return premise, slots
+
+    def _read_prefix(self, slot: str) -> str:
+        out = self._read.get(slot)
+        if out is None:
+            out = self._read[slot] = f'{_ENCODE(slot)}: {{"text": '
+        return out
 
     def line(self, index: int, item: Item, split: str, seen: bool | None) -> str:
         fields = item.fields
-        if not HEAD_KEYS.isdisjoint(fields):
+        if fields and not HEAD_KEYS.isdisjoint(fields):
             return _ENCODE(make_record(self.family, index, item, split, seen,
                                        self.split_name)) + "\n"
+        after_id, head, variant, tail, rule, variant_field, _ = self._pieces_of(item, split, seen)
+        if variant_field is not None and variant_field in fields:
+            # the item's own field of that name takes the variant's place (dict semantics)
+            variant = _ENCODE(fields[variant_field])
+            fields = {k: v for k, v in fields.items() if k != variant_field}
+        premise, slots = self._unit_pieces(item)
+        parts = [self._id_prefix, f"{index:06d}", after_id, premise, ', "hypothesis": ',
+                 _encode_text(item.text), head, variant, tail]
         const = self._const
-        t = item.template
-        h = item.hypothesis
-        parts = [f'{{"id": {self._id_prefix}{index:06d}", "family": {self._family}, '
-                 f'"template": {const(t.id)}, "premise": {_encode_text(item.premise)}, '
-                 f'"hypothesis": {_encode_text(item.text)}, "label": {const(item.label)}, '
-                 f'"split": {const(split)}']
-        if wants_seen(split, seen, self.split_name):
-            parts.append(', "seen": true' if seen else ', "seen": false')
-        if t.variants is not None:
-            name = t.variants.field
-            if name in fields:  # the item's own field of that name takes this place
-                value = fields[name]
-                fields = {k: v for k, v in fields.items() if k != name}
-                parts.append(f", {const(name)}: {_ENCODE(value)}")
-            else:
-                parts.append(f", {const(name)}: {const(item.variant.name)}")
-        if h.set != "default":
-            parts.append(f', "set": {const(h.set)}')
-        if h.type:
-            parts.append(f', "hypothesis_type": {const(h.type)}')
         for key, value in fields.items():
-            encoded = _encode_text(value) if type(value) is str else _ENCODE(value)
-            parts.append(f", {const(key)}: {encoded}")
-        parts.append(', "slots": {')
-        parts.append(", ".join(f"{const(name)}: {v.provenance_json()}"
-                               for name, v in item.filling.items()))
-        parts.append(f'}}, "rationale": {{"rule": {self._rule(h)}')
+            parts.append(f", {const(key)}: "
+                         f"{_encode_text(value) if type(value) is str else _ENCODE(value)}")
+        parts += [', "slots": {', slots, rule]
         if item.explain:
             parts.append(f', "explain": {_encode_text(item.explain)}')
         read = []
+        spans_of = item.spans
+        text = item.text
         for s in _slots_read(item):
-            spans = item.spans.get(s, [])
-            text = _read_text(item, s, spans)
-            read.append(f'{const(s)}: {{"text": {_ENCODE(text)}, "spans": {_spans_json(spans)}}}')
-        parts.append(', "slots": {' + ", ".join(read) + "}}}\n")
+            spans = spans_of.get(s)
+            if spans:
+                a, b = spans[0]
+                shown = _encode_text(text[a:b])
+                spans_text = f"[[{a}, {b}]]" if len(spans) == 1 else _spans_json(spans)
+            else:
+                value = item.filling.get(s)
+                shown = _ENCODE(str(value) if value is not None else None)
+                spans_text = "[]"
+            read.append(f'{self._read_prefix(s)}{shown}, "spans": {spans_text}}}')
+        parts += [', "slots": {', ", ".join(read), "}}}\n"]
         return "".join(parts)

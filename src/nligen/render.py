@@ -125,6 +125,14 @@ class Renderer:
         env.filters.update({name: _wrap_filter(fn) for name, fn in all_filters.items()})
         self.env = env
         self.raw_filters = dict(all_filters)  # the fast path tracks slots itself
+        self._memos: dict[tuple, dict] = {}  # expression -> its results by value (fast path)
+
+    def memo(self, expr: tuple) -> dict:
+        """The table of an expression's results, shared by the texts that write it."""
+        table = self._memos.get(expr)
+        if table is None:
+            table = self._memos[expr] = {}
+        return table
 
     def compile(self, source: str, where: str) -> "CompiledText":
         if not isinstance(source, str):
@@ -361,12 +369,17 @@ def _compile_expr(expr, renderer, where) -> Callable[[Mapping[str, Any]], Any]:
 _MEMO_LIMIT = 50_000
 
 
+def _hashable(expr):
+    return tuple(_hashable(x) if isinstance(x, (tuple, list)) else x for x in expr)
+
+
 def _compiled_step(expr, renderer, where) -> Callable[[Mapping[str, Any]], tuple[str, str | None]]:
     """One ``{{ ... }}`` of a text as a function of the context: (its text, the slot whose
-    span it is, or None). A filter chain over slots alone is computed once per combination
-    of slot values: filters are pure, so the text is a function of those values. The
-    table is keyed by the values' identities and holds the values themselves, so an
-    identity is never reused while its entry lives."""
+    span it is, or None). A filter chain over one slot is computed once per value of that
+    slot: filters are pure, so the text is a function of the value. The table is shared
+    by every text with the same expression (a premise and its explanation both write
+    ``O|acc``), keyed by the value's identity, and holds the value itself, so an identity
+    is never reused while its entry lives."""
     fn = _compile_expr(expr, renderer, where)
     root = _root_name(expr)
 
@@ -376,24 +389,23 @@ def _compiled_step(expr, renderer, where) -> Callable[[Mapping[str, Any]], tuple
         return text, slot
 
     names = _input_names(expr) if expr[0] == "filter" else None
-    if names and len(names) == 1:  # combinations of two values are too many to pay off
-        (only,) = names
-        memo: dict[int, tuple[str, str | None, Any]] = {}
+    if not names or len(names) != 1:  # combinations of two values are too many to pay off
+        return step
+    (only,) = names
+    memo = renderer.memo(_hashable(expr))
 
-        def remembered_one(ctx):
-            value = ctx.get(only)
-            hit = memo.get(id(value))
-            if hit is not None:
-                return hit[0], hit[1]
-            text, slot = step(ctx)
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            memo[id(value)] = (text, slot, value)
-            return text, slot
+    def remembered(ctx):
+        value = ctx.get(only)
+        hit = memo.get(id(value))
+        if hit is not None:
+            return hit[0]
+        result = step(ctx)
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[id(value)] = (result, value)
+        return result
 
-        return remembered_one
-
-    return step
+    return remembered
 
 
 def _compile_plan(plan, renderer, where):

@@ -22,6 +22,7 @@ kinds (the German ``np``).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
@@ -34,7 +35,7 @@ MAX_RANGE = 100_000
 
 class SlotValue:
     __slots__ = ("_slot_name", "_text", "_fields", "_identity", "_lemmas", "_key", "_scalar",
-                 "_provenance", "_provenance_json", "_pattern", "_group")
+                 "_provenance", "_provenance_json", "_slot_json", "_pattern", "_group")
 
     def __init__(self, slot: str, text: str, fields: Mapping[str, Any] | None = None,
                  identity: str | None = None, lemmas: tuple[str, ...] = (),
@@ -48,6 +49,7 @@ class SlotValue:
         self._scalar = scalar
         self._provenance = None
         self._provenance_json = None
+        self._slot_json = None
         # What this value looks like at the surface, where that differs from the variant
         # axis it was drawn for (a pronoun stands for several noun-phrase types).
         self._pattern: str | None = None
@@ -98,10 +100,16 @@ class SlotValue:
 
     def provenance_json(self) -> str:
         if self._provenance_json is None:
-            import json
-
             self._provenance_json = json.dumps(self.provenance(), ensure_ascii=False)
         return self._provenance_json
+
+    def slot_json(self, name: str) -> str:
+        """``"name": provenance`` as a record's ``slots`` writes it."""
+        if name != self._slot_name:
+            return f"{json.dumps(name, ensure_ascii=False)}: {self.provenance_json()}"
+        if self._slot_json is None:
+            self._slot_json = f"{json.dumps(name, ensure_ascii=False)}: {self.provenance_json()}"
+        return self._slot_json
 
     def _make_provenance(self) -> dict:
         out: dict[str, Any] = {"text": self._text}

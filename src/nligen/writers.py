@@ -96,6 +96,9 @@ class AtomicFiles:
         self._digests: dict[str, str] = {}
 
     def write(self, name: str, text: str) -> None:
+        self.write_bytes(name, text.encode("utf-8"))
+
+    def write_bytes(self, name: str, data: bytes) -> None:
         entry = self._open.get(name)
         if entry is None:
             try:
@@ -103,7 +106,6 @@ class AtomicFiles:
             except OSError as exc:
                 raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
             entry = self._open[name] = (os.fdopen(fd, "wb"), tmp, hashlib.sha256())
-        data = text.encode("utf-8")
         try:
             entry[0].write(data)
         except OSError as exc:

@@ -125,7 +125,11 @@ class LemmaAnalyser:
         return self.table.get(token, token)
 
     def __call__(self, text: str) -> list[str]:
-        return [self.lemma(tok, i == 0) for i, tok in enumerate(tokenize(text))]
+        tokens = tokenize(text)
+        if not tokens:
+            return []
+        table = self.table  # a token after the first is looked up as it stands
+        return [self.lemma(tokens[0], True), *[table.get(t, t) for t in tokens[1:]]]
 
 
 # -- clause analysis --------------------------------------------------------------------
