@@ -158,7 +158,7 @@ class Dataset:
         if cluster is not None:
             from .cluster import produce_on_cluster
 
-            pieces = produce_on_cluster(self, job, fmt, cluster)
+            pieces = produce_on_cluster(self, job, cluster)
         else:
             pieces = produce(job, workers)
         if folder is None:
@@ -181,7 +181,10 @@ class Dataset:
                                                 "sha256": digests[f"{s}.{ext}"]}
                                  for s in tally.splits()}
             if shard is not None:
-                out.put(TALLY_FILE, json.dumps(tally.to_json(), ensure_ascii=False) + "\n")
+                # what `gen merge` needs for the whole set's manifest and card
+                out.put(TALLY_FILE, json.dumps({"family_info": self.family_info,
+                                                "tally": tally.to_json()},
+                                               ensure_ascii=False) + "\n")
                 manifest["shard"] = {"index": shard[0], "of": shard[1], "items": [start, stop],
                                      "tally": {"file": TALLY_FILE,
                                                "sha256": out.close(TALLY_FILE)}}
@@ -270,7 +273,6 @@ def merge(folders: Sequence[str | Path], output: str | Path) -> list[Path]:
     """Join the shard folders of one command (``--shard I/K -o DIR/``, any order) into
     ``output``: the split files concatenated in shard order, one manifest and one dataset
     card, byte for byte the folder the command writes without ``--shard``."""
-    from .commands import templates_of_command
     from .errors import InputError
     from .writers import AtomicFiles
 
@@ -297,19 +299,23 @@ def merge(folders: Sequence[str | Path], output: str | Path) -> list[Path]:
     if indices != list(range(1, count + 1)):
         missing = sorted(set(range(1, count + 1)) - set(indices))
         twice = sorted({i for i in indices if indices.count(i) > 1})
-        raise InputError(("missing shard(s) " + ", ".join(map(str, missing)) if missing else
-                          "shard(s) given twice: " + ", ".join(map(str, twice)))
-                         + f" of {count}", "gen merge")
+        problems = []
+        if twice:
+            problems.append("shard(s) given twice: " + ", ".join(map(str, twice)))
+        if missing:
+            problems.append("missing shard(s) " + ", ".join(map(str, missing)))
+        raise InputError("; ".join(problems) + f" (of {count})", "gen merge")
     tally: Tally | None = None
+    fam: dict = {}
     for _, folder, manifest in shards:
-        part = Tally.from_json(_read_json(folder / manifest["shard"]["tally"]["file"]))
+        data = _read_json(folder / manifest["shard"]["tally"]["file"])
+        part = Tally.from_json(data["tally"])
+        fam = data["family_info"]
         if tally is None:
             tally = part
         else:
             tally.merge(part)
     assert tally is not None
-    template_set, _ = templates_of_command(first["command"])
-    fam = dict(template_set.family)
     fmt = first["format"]
     ext = FORMAT_EXT.get(fmt, "tsv")
     out_folder = Path(output)
@@ -427,8 +433,23 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
         "split": split,
         "templates": _template_hashes(engine, template_set),
     }
+    recipe = None
+    if _plain_paths(templates) and (lexicons is None or _plain_paths(lexicons)):
+        recipe = (generate, dict(
+            templates=templates, lexicons=lexicons, n=n, seed=seed, sets=sets,
+            variants=variants, template_ids=template_ids, split=split,
+            split_options=split_options, family=family, command=command,
+            arguments=arguments, tsv_formats=tsv_formats, variant_option=variant_option,
+            time_formats=time_formats, time_spans=time_spans))
     return Dataset(family_name, source, split, manifest, dict(fam), dict(tsv_formats or {}),
-                   seed, lexicon_set=lexicon_set)
+                   seed, recipe, lexicon_set=lexicon_set)
+
+
+def _plain_paths(value: Any) -> bool:
+    """Whether ``value`` is a path or a list of paths (what another process can load)."""
+    if isinstance(value, (str, Path)):
+        return True
+    return isinstance(value, (list, tuple)) and all(isinstance(v, (str, Path)) for v in value)
 
 
 def _narrow(run: Sequence[str] | None, split: Sequence[str] | None) -> list[str] | None:

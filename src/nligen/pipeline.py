@@ -336,7 +336,7 @@ def _key(si: SplitItem, per_split: bool) -> str:
     return si.split if per_split else ""
 
 
-def _pieces(job: Job, owner: Callable[[int], bool] | None = None) -> Iterator[tuple[int, Piece]]:
+def pieces_of(job: Job, owner: Callable[[int], bool] | None = None) -> Iterator[tuple[int, Piece]]:
     """The job's items in pieces of up to CHUNK items (a piece never spans two chunks):
     (chunk number, piece), in order. ``owner(chunk)`` picks chunks (workers)."""
     fmt, tally, per_split = job.formatter, job.tally, job.per_split
@@ -368,7 +368,7 @@ def _pieces(job: Job, owner: Callable[[int], bool] | None = None) -> Iterator[tu
 def produce(job: Job, workers: int = 1) -> Iterator[Piece]:
     """The job's pieces in order, made here or by ``workers`` processes."""
     if workers <= 1 or not job.source.streams or job.stop - job.start <= CHUNK:
-        for _, piece in _pieces(job):
+        for _, piece in pieces_of(job):
             yield piece
         return
     yield from _produce_in_workers(job, workers)
@@ -408,7 +408,7 @@ def _produce_in_workers(job: Job, workers: int) -> Iterator[Piece]:
 
 def _worker(job: Job, w: int, workers: int, first: int, queue) -> None:
     try:
-        for chunk, piece in _pieces(job, owner=lambda c: (c - first) % workers == w):
+        for chunk, piece in pieces_of(job, owner=lambda c: (c - first) % workers == w):
             queue.put(("piece", chunk, piece))
     except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
         from .errors import NligenError

@@ -136,11 +136,16 @@ def generate(*, fragments=None, template_ids=None, time_formats=None, time_span=
             raise UsageError("no selected template has time expressions of that format/span",
                              "--time-format" if codes else "--time-span")
         chosen = fits
-    return api_generate(
+    ds = api_generate(
         template_set, lexicons=lexicons, n=n, seed=seed, template_ids=chosen, split=split,
         split_options=split_options(template_set, split, train_size), family="jamp",
         command=command, arguments=arguments, tsv_formats=TSV_FORMATS,
         time_formats=codes, time_spans=[time_span] if time_span else None)
+    ds.recipe = (generate, dict(fragments=fragments, template_ids=template_ids,
+                                time_formats=time_formats, time_span=time_span, n=n, seed=seed,
+                                split=split, train_size=train_size, command=command,
+                                arguments=arguments, lexicons=lexicons))
+    return ds
 
 
 def _fits(template, codes, span) -> bool:

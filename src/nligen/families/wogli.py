@@ -105,11 +105,15 @@ def generate(*, patterns=None, sets=None, n=None, seed=0, split=None, split_opti
     from . import load_family
 
     template_set = load_family("wogli")
-    return api_generate(
+    ds = api_generate(
         template_set, lexicons=lexicons, n=n, seed=seed, sets=sets,
         variants=normalise_patterns(template_set, sets, patterns), split=split,
         split_options=split_options, family="wogli", command=command, arguments=arguments,
         tsv_formats=TSV_FORMATS, variant_option="--pattern")
+    ds.recipe = (generate, dict(patterns=patterns, sets=sets, n=n, seed=seed, split=split,
+                                split_options=split_options, command=command,
+                                arguments=arguments, lexicons=lexicons))
+    return ds
 
 
 # -- derive -----------------------------------------------------------------------------

@@ -347,8 +347,16 @@ def verify(folder: str | Path) -> VerifyReport:
                 why = checker.check(record)
                 if why:
                     report.findings.append(Finding(f"{command} (regenerated)", record["id"], why))
+        shard = manifest.get("shard")
+        piece = None
+        if shard is not None:
+            if not (isinstance(shard, dict) and type(shard.get("index")) is int
+                    and type(shard.get("of")) is int):
+                raise InputError("'shard' is not {\"index\": I, \"of\": K}",
+                                 str(folder / MANIFEST))
+            piece = (shard["index"], shard["of"])
         with tempfile.TemporaryDirectory(prefix="nligen-verify-") as tmp:
-            written = {p.name: _sha256(p) for p in dataset.write(tmp + "/", fmt)}
+            written = {p.name: _sha256(p) for p in dataset.write(tmp + "/", fmt, shard=piece)}
             names = list(dict.fromkeys([*data_files, *written, MANIFEST]))
             for name in names:
                 listed = manifest["files"].get(name)

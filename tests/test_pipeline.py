@@ -1,0 +1,300 @@
+"""The streaming pipeline: records, workers, shards, merge, a Dask cluster, atomic output.
+
+The contract (issue 14): the bytes written never depend on how a run is carried out:
+one process, N workers, K shards concatenated (or merged), or a cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from nligen import generate
+from nligen import pipeline
+from nligen.api import merge, shard_range
+from nligen.errors import CapacityError, InputError, UsageError
+from nligen.families import jamp, wogli
+from nligen.pipeline import iter_items
+from nligen.records import RecordEncoder, make_record
+from nligen.tools.verify import verify
+
+from conftest import run_gen
+
+PEOPLE = """
+source: test
+license: CC0
+entries:
+  - {name: Ann, gender: f}
+  - {name: Bob, gender: m}
+  - {name: Cleo, gender: f}
+  - {name: Dan, gender: m}
+  - {name: Eve, gender: f}
+  - {name: Finn, gender: m}
+  - {name: Gail, gender: f}
+  - {name: Hugo, gender: m}
+  - {name: Ines, gender: f}
+  - {name: Jon, gender: m}
+  - {name: Kim, gender: f}
+  - {name: Leo, gender: m}
+"""
+
+AGES = """
+id: toy.ages
+slots:
+  a: {lexicon: people}
+  b: {lexicon: people}
+  x: {range: [20, 60]}
+  y: {range: [20, 60]}
+distinct: [[a, b]]
+premises:
+  - "{{ a }} is {{ x }}."
+  - "{{ b }} is {{ y }}."
+hypothesis: "{{ a }} is older than {{ b }}."
+label:
+  entailment: x > y
+  contradiction: x < y
+  otherwise: neutral
+record:
+  gap: "{{ x }}"
+"""
+
+# a record field named like the variant field and one named like a head key
+CLASHING = """
+id: toy.clash
+variants:
+  axes: {g: [f, m]}
+  field: gender
+slots:
+  a: {lexicon: people, where: {gender: $g}}
+  b: {lexicon: people}
+distinct: [[a, b]]
+premise: "{{ a }} greets {{ b }}."
+hypotheses:
+  - {type: same, label: entailment, text: "{{ a }} greets someone.", record: {gender: own}}
+  - {type: swap, label: neutral, text: "{{ b }} greets {{ a }}.", record: {set: mine}}
+"""
+
+
+def project(tmp_path: Path, **templates: str) -> Path:
+    root = tmp_path / "proj"
+    (root / "lexicons").mkdir(parents=True, exist_ok=True)
+    (root / "lexicons" / "people.yaml").write_text(PEOPLE, encoding="utf-8")
+    for name, text in templates.items():
+        (root / f"{name}.yaml").write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def _dump(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("make", [
+    lambda tmp: wogli.generate(n=400, seed=3, sets=["p_subject"]),
+    lambda tmp: wogli.generate(n=300, seed=4, split="lexical"),
+    lambda tmp: jamp.generate(n=240, seed=5, split="fragment_hard"),
+    lambda tmp: generate(project(tmp, ages=AGES, clash=CLASHING), n=200, seed=6),
+], ids=["wogli-p_subject", "wogli-lexical", "jamp-fragment_hard", "custom-clashing-fields"])
+def test_encoded_lines_are_the_records_json(make, tmp_path):
+    """The fast encoder writes exactly json.dumps of the record dict, for every kind of
+    record: conditional labels, time fields, seen flags, fields named like head keys."""
+    ds = make(tmp_path)
+    encoder = RecordEncoder(ds.family, ds.split_name)
+    count = 0
+    for index, si in iter_items(ds.source):
+        record = make_record(ds.family, index, si.item, si.split, si.seen, ds.split_name)
+        assert encoder.line(index, si.item, si.split, si.seen) == _dump(record)
+        count += 1
+    assert count == len(ds)
+
+
+def _folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of 37 items, so that small runs cross many chunk borders (units straddle
+    them)."""
+    monkeypatch.setattr(pipeline, "CHUNK", 37)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_write_the_same_bytes(workers, small_chunks, tmp_path):
+    cases = [
+        (lambda: wogli.generate(n=700, seed=1, sets=["dative"]), "jsonl"),
+        (lambda: wogli.generate(n=500, seed=2, split="lexical"), "wogli-tsv"),
+        (lambda: jamp.generate(n=300, seed=3, split="format_hard"), "jsonl"),
+        (lambda: generate(project(tmp_path, ages=AGES), n=400, seed=4), "tsv"),
+    ]
+    for k, (make, fmt) in enumerate(cases):
+        one, many = tmp_path / f"one{k}", tmp_path / f"many{k}"
+        make().write(f"{one}/", fmt)
+        make().write(f"{many}/", fmt, workers=workers)
+        assert _folder_bytes(one) == _folder_bytes(many), (k, fmt)
+        single = tmp_path / f"single{k}.{fmt}"
+        make().write(single, fmt, workers=workers)
+        whole = tmp_path / f"whole{k}.{fmt}"
+        make().write(whole, fmt)
+        assert single.read_bytes() == whole.read_bytes()
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(min_value=8, max_value=160), k=st.integers(min_value=1, max_value=7),
+       seed=st.integers(min_value=0, max_value=50))
+def test_shards_concatenate_to_the_whole(n, k, seed, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("shards")
+    root = project(tmp, ages=AGES, clash=CLASHING)
+    k = min(k, n)
+    ranges = [shard_range(n, (i, k)) for i in range(1, k + 1)]
+    assert ranges[0][0] == 0 and ranges[-1][1] == n
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    for fmt in ("jsonl", "tsv"):
+        whole = tmp / f"whole.{fmt}"
+        generate(root, n=n, seed=seed).write(whole, fmt)
+        pieces = b""
+        for i in range(1, k + 1):
+            piece = tmp / f"piece{i}.{fmt}"
+            generate(root, n=n, seed=seed).write(piece, fmt, shard=(i, k))
+            pieces += piece.read_bytes()
+        assert pieces == whole.read_bytes()
+
+
+def test_shard_folders_merge_into_the_whole_folder(tmp_path):
+    """Split files (train and test) concatenate per split, with the TSV header only in
+    the piece that holds the split's first record; gen merge rebuilds the folder of a
+    whole run, and gen verify accepts both the pieces and the merged folder."""
+    args = ["wogli", "--n", "900", "--seed", "7", "--split", "lexical", "--format",
+            "wogli-tsv"]
+    whole = tmp_path / "whole"
+    assert run_gen(*args, "-q", "-o", f"{whole}/").returncode == 0
+    shards = []
+    for i in (1, 2, 3, 4):
+        folder = tmp_path / f"shard{i}"
+        proc = run_gen(*args, "--shard", f"{i}/4", "-q", "-o", f"{folder}/")
+        assert proc.returncode == 0, proc.stderr
+        shards.append(folder)
+    for split in ("train", "test"):
+        joined = b"".join((s / f"{split}.tsv").read_bytes() for s in shards
+                          if (s / f"{split}.tsv").exists())
+        assert joined == (whole / f"{split}.tsv").read_bytes()
+        headers = [s for s in shards if (s / f"{split}.tsv").exists()
+                   and (s / f"{split}.tsv").read_text(encoding="utf-8").startswith("premise")]
+        assert len(headers) == 1
+    merged = tmp_path / "merged"
+    proc = run_gen("merge", *map(str, reversed(shards)), "-q", "-o", str(merged))
+    assert proc.returncode == 0, proc.stderr
+    assert _folder_bytes(merged) == _folder_bytes(whole)
+    assert verify(merged).ok
+    assert verify(shards[1]).ok
+
+
+def test_merge_refuses_an_incomplete_or_mixed_set(tmp_path):
+    root = project(tmp_path, ages=AGES)
+    for i in (1, 2, 3):
+        generate(root, n=60, seed=1).write(f"{tmp_path}/a{i}/", shard=(i, 3))
+    generate(root, n=60, seed=2, command="gen run x --seed 2").write(
+        f"{tmp_path}/b2/", shard=(2, 3))
+    with pytest.raises(InputError, match="missing shard"):
+        merge([tmp_path / "a1", tmp_path / "a3"], tmp_path / "out")
+    with pytest.raises(InputError, match="given twice"):
+        merge([tmp_path / "a1", tmp_path / "a2", tmp_path / "a2"], tmp_path / "out")
+    with pytest.raises(InputError, match="differs"):
+        merge([tmp_path / "a1", tmp_path / "b2", tmp_path / "a3"], tmp_path / "out")
+    with pytest.raises(InputError, match="not a shard folder"):
+        generate(root, n=60, seed=1).write(f"{tmp_path}/plain/")
+        merge([tmp_path / "plain"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_shards_and_workers_are_usage_errors(tmp_path):
+    ds = generate(project(tmp_path, ages=AGES), n=10, seed=1)
+    for shard in [(0, 3), (4, 3), (1, 0), (1, 11)]:
+        with pytest.raises(UsageError, match="--shard"):
+            ds.write(tmp_path / "x.jsonl", shard=shard)
+    with pytest.raises(UsageError, match="--workers"):
+        ds.write(tmp_path / "x.jsonl", workers=0)
+    proc = run_gen("wogli", "--n", "10", "--shard", "2-3", "-o", str(tmp_path / "y.jsonl"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    proc = run_gen("wogli", "--n", "10", "--shard", "1/2")
+    assert proc.returncode == 2 and "--shard" in proc.stderr
+    assert not list(tmp_path.glob("*.jsonl"))
+
+
+def test_a_run_that_fails_midway_leaves_nothing(tmp_path):
+    """Capacity runs out after the first round: the error comes while writing, and no
+    file, folder or stdout text is left."""
+    text = AGES.replace("x: {range: [20, 60]}", "x: {range: [20, 21]}").replace(
+        "y: {range: [20, 60]}", "y: {range: [20, 21]}")
+    root = project(tmp_path, ages=text)
+    for target in ("out.jsonl", "out/"):
+        with pytest.raises(CapacityError):
+            generate(root, n=500, seed=0).write(f"{tmp_path}/deep/{target}", workers=2)
+        assert not (tmp_path / "deep").exists()
+    proc = run_gen("run", str(root), "--n", "500")
+    assert proc.returncode == 2 and proc.stdout == "" and "toy.ages" in proc.stderr
+
+
+def test_large_sets_audit_a_seeded_sample(monkeypatch, tmp_path):
+    """Above AUDIT_SAMPLE problems the card audits a seeded sample and says so; the
+    sample is the same for one process, workers and merged shards."""
+    monkeypatch.setattr(pipeline, "AUDIT_SAMPLE", 150)
+    monkeypatch.setattr(pipeline, "CHUNK", 64)
+    make = lambda: wogli.generate(n=400, seed=9)  # noqa: E731
+    make().write(f"{tmp_path}/one/")
+    card = (tmp_path / "one" / "README.md").read_text(encoding="utf-8")
+    assert "seeded sample of 150 of the 400 problems" in card
+    make().write(f"{tmp_path}/two/", workers=2)
+    for i in (1, 2, 3):
+        make().write(f"{tmp_path}/s{i}/", shard=(i, 3))
+    merge([tmp_path / f"s{i}" for i in (1, 2, 3)], tmp_path / "merged")
+    assert _folder_bytes(tmp_path / "one") == _folder_bytes(tmp_path / "two")
+    assert _folder_bytes(tmp_path / "one") == _folder_bytes(tmp_path / "merged")
+    small = wogli.generate(n=100, seed=9)
+    small.write(f"{tmp_path}/small/")
+    assert "seeded sample" not in (tmp_path / "small" / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_dask_cluster_writes_the_same_bytes(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")  # in the test extra
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    try:
+        client = distributed.Client(cluster)
+        proc = run_gen("wogli", "--n", "3000", "--seed", "4", "--set", "dative",
+                       "--dask", cluster.scheduler_address, "-q", "-o", f"{tmp_path}/dask/")
+        assert proc.returncode == 0, proc.stderr
+        proc = run_gen("wogli", "--n", "3000", "--seed", "4", "--set", "dative", "-q", "-o",
+                       f"{tmp_path}/local/")
+        assert proc.returncode == 0, proc.stderr
+        assert _folder_bytes(tmp_path / "dask") == _folder_bytes(tmp_path / "local")
+        # the library call, with a Client, on a Jamp split (train and test parts)
+        jamp.generate(n=160, seed=2, split="span").write(f"{tmp_path}/jd/", cluster=client)
+        jamp.generate(n=160, seed=2, split="span").write(f"{tmp_path}/jl/")
+        assert _folder_bytes(tmp_path / "jd") == _folder_bytes(tmp_path / "jl")
+        client.close()
+    finally:
+        cluster.close()
+    proc = run_gen("wogli", "--n", "10", "--dask", "tcp://127.0.0.1:1", "-o",
+                   str(tmp_path / "none.jsonl"))
+    assert proc.returncode == 2 and "--dask" in proc.stderr or "scheduler" in proc.stderr
+    assert not (tmp_path / "none.jsonl").exists()
+
+
+def test_run_options_stay_out_of_the_manifest(tmp_path):
+    base = ["wogli", "--n", "50", "--seed", "1"]
+    assert run_gen(*base, "-q", "-o", f"{tmp_path}/a/").returncode == 0
+    assert run_gen(*base, "--workers", "2", "-q", "-o", f"{tmp_path}/b/").returncode == 0
+    a = json.loads((tmp_path / "a" / "manifest.json").read_text(encoding="utf-8"))
+    b = json.loads((tmp_path / "b" / "manifest.json").read_text(encoding="utf-8"))
+    assert a == b and a["command"] == "gen wogli --n 50 --seed 1"
+
+
+def test_stdout_streams_the_same_records(tmp_path):
+    proc = run_gen("wogli", "--n", "120", "--seed", "5", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    wogli.generate(n=120, seed=5).write(tmp_path / "f.jsonl")
+    assert proc.stdout == (tmp_path / "f.jsonl").read_text(encoding="utf-8")
