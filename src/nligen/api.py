@@ -220,7 +220,8 @@ class Dataset:
             return []
         target = Path(path)
         _check_file_target(target)
-        with AtomicFiles(target.parent if str(target.parent) else Path(".")) as out:
+        with AtomicFiles(target.parent if str(target.parent) else Path("."),
+                         hashed=False) as out:
             out.write(target.name, "")
             for texts, part, count in pieces:
                 for text in texts.values():

@@ -72,7 +72,8 @@ class Variant:
     """One (template, variant) combination: its axes, its slot options, its capacity."""
 
     def __init__(self, template: Template, name: str, axes: Mapping[str, str],
-                 lexicons: LexiconSet, side: str = "", side_filter: SideFilter | None = None):
+                 lexicons: LexiconSet, side: str = "", side_filter: SideFilter | None = None,
+                 shared: dict[tuple, list[SlotValue]] | None = None):
         self.template = template
         self.name = name
         self.axes = dict(axes)
@@ -80,6 +81,10 @@ class Variant:
         self.side = side
         self.side_filter = side_filter
         self._cache: dict[tuple, list[SlotValue]] = {}
+        # options by (slot, kind, resolved spec), shared by the variants of an engine: the
+        # same spec gives the same values, so every variant and template writing them
+        # shares their remembered forms and encoded provenance
+        self._shared = shared if shared is not None else {}
         self._static: dict[str, list[SlotValue]] = {}  # options of slots that depend on no slot
         # id(options list) -> (the list, its groups): options lists are cached above, so
         # random sampling groups each one once, not at every draw
@@ -134,12 +139,12 @@ class Variant:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        ctx = SlotContext(self.lexicons, slot, f"{self.template.where}: slots.{slot}")
-        params = {k: v for k, v in spec.items() if k != "type"}
-        try:
-            opts = self._kind(spec_obj.kind).options(params, ctx)
-        except NligenError:
-            raise
+        shared_key = (slot, spec_obj.kind, key[1])
+        opts = self._shared.get(shared_key)
+        if opts is None:
+            ctx = SlotContext(self.lexicons, slot, f"{self.template.where}: slots.{slot}")
+            params = {k: v for k, v in spec.items() if k != "type"}
+            opts = self._shared[shared_key] = self._kind(spec_obj.kind).options(params, ctx)
         if self.side_filter is not None:
             opts = [o for o in opts if self.side_filter(o)]
         self._cache[key] = opts
@@ -624,6 +629,7 @@ class Engine:
         self.seed = seed
         self.selection = selection or Selection()
         self._analysers: dict[str, Callable[[str], list[str]]] = {}
+        self._options: dict[tuple, list[SlotValue]] = {}  # shared by the variants (Variant)
         self.templates = self._select_templates()
         self.variants = self._build_variants()
 
@@ -661,7 +667,7 @@ class Engine:
         out = []
         for t in self.templates:
             for name, axes in t.variant_names():
-                v = Variant(t, name, axes, self.lexicons)
+                v = Variant(t, name, axes, self.lexicons, shared=self._options)
                 if t.variants is not None and not self._keep(v):
                     continue
                 out.append(v)
@@ -825,7 +831,8 @@ class Engine:
         ``first_round_only``: stop after one unit of every cell (a check that fails early
         where a whole run would fail in its first round)."""
         variants = self.variants if not side else [
-            Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter)
+            Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter,
+                    shared=self._options)
             for v in self.variants
         ]
         cells = self.cells(variants)

@@ -389,23 +389,62 @@ def _compiled_step(expr, renderer, where) -> Callable[[Mapping[str, Any]], tuple
         return text, slot
 
     names = _input_names(expr) if expr[0] == "filter" else None
-    if not names or len(names) != 1:  # combinations of two values are too many to pay off
+    if not names:
         return step
-    (only,) = names
     memo = renderer.memo(_hashable(expr))
+    if len(names) == 1:
+        (only,) = names
 
-    def remembered(ctx):
-        value = ctx.get(only)
-        hit = memo.get(id(value))
+        def remembered(ctx):
+            value = ctx.get(only)
+            hit = memo.get(id(value))
+            if hit is not None:
+                return hit[0]
+            result = step(ctx)
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[id(value)] = (result, value)
+            return result
+
+        return remembered
+    projections = _argument_projections(expr, renderer)
+    if projections is None:  # two values whose combinations are too many to pay off
+        return step
+    root_name = names[0]
+
+    def remembered_by_reads(ctx):
+        # a filter that declares what it reads of its arguments (agree: the subject's
+        # number) is remembered by the root value and those reads
+        value = ctx.get(root_name)
+        key = (id(value), *[(type(ctx.get(n)), read(ctx.get(n))) for n, read in projections])
+        hit = memo.get(key)
         if hit is not None:
             return hit[0]
         result = step(ctx)
         if len(memo) >= _MEMO_LIMIT:
             memo.clear()
-        memo[id(value)] = (result, value)
+        memo[key] = (result, value)
         return result
 
-    return remembered
+    return remembered_by_reads
+
+
+def _argument_projections(expr, renderer) -> list[tuple[str, Callable]] | None:
+    """For a chain ``root|f(arg)|g...`` whose slot arguments are read only through what
+    their filters declare (``filter.argument_reads``: one function per argument, the part
+    of the value the filter uses), [(argument name, its read)]; None otherwise."""
+    out: list[tuple[str, Callable]] = []
+    node = expr
+    while node[0] == "filter":
+        reads = getattr(renderer.raw_filters[node[1]], "argument_reads", None)
+        for i, arg in enumerate(node[3]):
+            if arg[0] == "const":
+                continue
+            if arg[0] != "name" or reads is None or i >= len(reads) or reads[i] is None:
+                return None
+            out.append((arg[1], reads[i]))
+        node = node[2]
+    return out if node[0] == "name" else None
 
 
 def _compile_plan(plan, renderer, where):

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from itertools import chain, islice
@@ -82,18 +84,49 @@ class AtomicFiles:
     """Files written into one folder together, each streamed to a temporary file beside
     its target and renamed into place only by :meth:`commit`; :meth:`abort` (or leaving
     a ``with`` block by an exception) removes the temporary files and any folder this
-    created. Each file's SHA-256 is computed as it is written."""
+    created. Each file's SHA-256 is computed as it is written (``hashed``).
 
-    def __init__(self, folder: Path):
+    Writing and hashing run in a background thread: both release the GIL on large
+    buffers, so they overlap with generation (hashing 450 MB of JSONL took 7 % of a
+    WOGLI run's time in the main thread). A bounded queue keeps memory flat."""
+
+    _DONE = object()
+
+    def __init__(self, folder: Path, hashed: bool = True):
         self.folder = folder
+        self.hashed = hashed
         self._created = [p for p in [folder, *folder.parents] if not p.exists()]
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             _remove_empty(self._created)
             raise UsageError(f"cannot create folder: {exc.strerror}", str(folder)) from None
-        self._open: dict[str, tuple[Any, str, Any]] = {}  # name -> (file, temp path, sha256)
-        self._digests: dict[str, str] = {}
+        # name -> [file, temp path, sha256 or None, closed]
+        self._open: dict[str, list] = {}
+        self._digests: dict[str, str | None] = {}
+        self._queue: queue.Queue = queue.Queue(maxsize=8)
+        self._thread: threading.Thread | None = None
+        self._error: OSError | None = None
+
+    def _run(self) -> None:
+        while True:
+            task = self._queue.get()
+            try:
+                if task is self._DONE:
+                    return
+                entry, data = task
+                if self._error is None:
+                    entry[0].write(data)
+                    if entry[2] is not None:
+                        entry[2].update(data)
+            except OSError as exc:
+                self._error = exc
+            finally:
+                self._queue.task_done()
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise UsageError(f"cannot write: {self._error.strerror}", str(self.folder))
 
     def write(self, name: str, text: str) -> None:
         self.write_bytes(name, text.encode("utf-8"))
@@ -105,12 +138,20 @@ class AtomicFiles:
                 fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.folder)
             except OSError as exc:
                 raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
-            entry = self._open[name] = (os.fdopen(fd, "wb"), tmp, hashlib.sha256())
-        try:
-            entry[0].write(data)
-        except OSError as exc:
-            raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
-        entry[2].update(data)
+            entry = self._open[name] = [os.fdopen(fd, "wb"), tmp,
+                                        hashlib.sha256() if self.hashed else None, False]
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="nligen-writer",
+                                            daemon=True)
+            self._thread.start()
+        self._raise_error()
+        if data:
+            self._queue.put((entry, data))
+
+    def _flush(self) -> None:
+        if self._thread is not None:
+            self._queue.join()
+        self._raise_error()
 
     def put(self, name: str, content: Content) -> None:
         """A whole file (text, or chunks of text)."""
@@ -118,24 +159,41 @@ class AtomicFiles:
         for chunk in ([content] if isinstance(content, str) else content):
             self.write(name, chunk)
 
-    def close(self, name: str) -> str:
-        """Finish one file (nothing more is written to it); its SHA-256."""
-        fh, tmp, h = self._open[name]
-        if not fh.closed:
-            fh.close()
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-            self._digests[name] = h.hexdigest()
+    def close(self, name: str) -> str | None:
+        """Finish one file (nothing more is written to it); its SHA-256 (None when not
+        hashed)."""
+        entry = self._open[name]
+        if not entry[3]:
+            self._flush()
+            entry[3] = True
+            try:
+                entry[0].close()
+            except OSError as exc:
+                raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
+            os.chmod(entry[1], 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
+            self._digests[name] = entry[2].hexdigest() if entry[2] is not None else None
         return self._digests[name]
 
-    def digests(self) -> dict[str, str]:
+    def digests(self) -> dict[str, str | None]:
         """{name: sha256} of every file so far, in the order they were begun."""
         return {name: self.close(name) for name in self._open}
 
-    def commit(self) -> dict[str, str]:
-        digests = self.digests()
+    def _stop(self) -> None:
+        if self._thread is not None:
+            self._queue.put(self._DONE)
+            self._thread.join()
+            self._thread = None
+
+    def commit(self) -> dict[str, str | None]:
         try:
-            for name, (_, tmp, _) in self._open.items():
-                os.replace(tmp, self.folder / name)
+            digests = self.digests()
+        except BaseException:
+            self.abort()
+            raise
+        self._stop()
+        try:
+            for name, entry in self._open.items():
+                os.replace(entry[1], self.folder / name)
         except OSError as exc:
             self.abort()
             raise UsageError(f"cannot write: {exc.strerror}", str(self.folder)) from None
@@ -143,13 +201,16 @@ class AtomicFiles:
         return digests
 
     def abort(self) -> None:
-        for fh, tmp, _ in self._open.values():
+        if self._thread is not None:
+            self._error = self._error or OSError(0, "aborted")  # the thread writes no more
+            self._stop()
+        for entry in self._open.values():
             try:
-                fh.close()
+                entry[0].close()
             except OSError:
                 pass
             try:
-                os.unlink(tmp)
+                os.unlink(entry[1])
             except OSError:
                 pass
         self._open = {}
@@ -161,6 +222,8 @@ class AtomicFiles:
     def __exit__(self, kind, value, traceback) -> None:
         if kind is not None:
             self.abort()
+        else:
+            self._stop()
 
 
 def write_files_atomically(folder: Path, files: Mapping[str, Content],

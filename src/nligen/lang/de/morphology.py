@@ -198,6 +198,14 @@ def agree(verb: Any, subject: Any) -> str:
     return verb.agree(_np(subject, "agree"))
 
 
+def _number_of(value: Any) -> Any:
+    return getattr(value, "number", None)
+
+
+# What agree reads of its subject: only the number (the engine remembers its forms by
+# verb and number; a value of another type is never taken for a noun phrase).
+agree.argument_reads = (_number_of,)
+
 FILTERS = {"nom": nom, "acc": acc, "dat": dat, "agree": agree}
 
 
