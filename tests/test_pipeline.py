@@ -140,6 +140,94 @@ def test_workers_write_the_same_bytes(small_chunks, tmp_path):
         assert single.read_bytes() == whole.read_bytes()
 
 
+TWINS = """
+source: test
+license: CC0
+entries:
+  - {name: Ann, gender: f}
+  - {name: Ann, gender: f}
+  - {name: Bob, gender: m}
+  - {name: Bob, gender: m}
+  - {name: Cleo, gender: f}
+  - {name: Dan, gender: m}
+"""
+
+# b depends on a (a group of dependent slots: walked as listed rows, or drawn at random
+# when the group is too large to list); twin names give the same text from different
+# fillings, so units are dropped as duplicates and their cells search on
+DEPENDENT = """
+id: toy.dependent
+slots:
+  a: {lexicon: twins}
+  b: {lexicon: twins, where: {gender: $a.gender}}
+  x: {range: [1, 30]}
+distinct: [[a, b]]
+premise: "{{ a }} and {{ b }} met {{ x }} times."
+hypotheses:
+  - {type: met, label: entailment, text: "{{ a }} met {{ b }}."}
+  - {type: more, label: neutral, text: "{{ b }} met {{ a }} {{ x }} times or more."}
+"""
+
+
+# a time block: a dropped unit's search goes on with the same filling's next time draw
+TIMED = """
+id: toy.timed
+slots:
+  a: {lexicon: twins}
+  b: {lexicon: twins}
+distinct: [[a, b]]
+time: {points: [tp_1, tp_2], formats: [Y]}
+premise: "{{ a }} met {{ b }} in {{ tp_1 }}."
+hypothesis: "{{ a }} met {{ b }} in {{ tp_2 }}."
+label:
+  entailment: tp_1.start == tp_2.start
+  otherwise: neutral
+"""
+
+
+@pytest.mark.parametrize("template, listed", [(DEPENDENT, True), (DEPENDENT, False),
+                                              (TIMED, True)],
+                         ids=["walked", "drawn-at-random", "timed"])
+def test_workers_search_on_where_one_process_does(template, listed, small_chunks, monkeypatch,
+                                                   tmp_path):
+    """Units dropped as duplicates (twin names) are searched on by the process that
+    takes them (in walked cells, randomly drawn cells and time draws) as one process
+    does; the same bytes, and the same error when a cell runs out."""
+    from nligen import engine
+
+    if not listed:
+        monkeypatch.setattr(engine, "ENUMERATE_LIMIT", 1)
+    searched_on = []
+    accept = engine.Engine.accept
+
+    def counting(self, *args, **kwargs):
+        found, candidate = accept(self, *args, **kwargs)
+        searched_on.append(candidate is None)
+        return found, candidate
+
+    monkeypatch.setattr(engine.Engine, "accept", counting)
+    root = project(tmp_path, t=template)
+    (root / "lexicons" / "twins.yaml").write_text(TWINS, encoding="utf-8")
+    ds = generate(root, n=150, seed=3)
+    pairs = [(r["premise"], r["hypothesis"]) for r in ds.records]
+    assert len(set(pairs)) == len(pairs) == 150
+    ds.write(tmp_path / "one.jsonl")
+    ds.write(tmp_path / "two.jsonl", workers=2)
+    ds.write(tmp_path / "three.jsonl", workers=3)
+    one = (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "two.jsonl").read_bytes() == one
+    assert (tmp_path / "three.jsonl").read_bytes() == one
+    if template is TIMED or not listed:
+        assert any(searched_on), "no unit was dropped: the test does not test that"
+    if template is TIMED:
+        errors = []
+        for workers in (1, 2):
+            with pytest.raises(CapacityError) as info:
+                generate(root, n=300, seed=3).write(tmp_path / "x.jsonl", workers=workers)
+            errors.append(str(info.value))
+        assert errors[0] == errors[1] and "ran out of distinct items after 104" in errors[0]
+
+
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(min_value=8, max_value=160), k=st.integers(min_value=1, max_value=7),
        seed=st.integers(min_value=0, max_value=50))

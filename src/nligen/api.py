@@ -17,8 +17,9 @@ from .card import DEFAULT_CARD_TABLES, dataset_card
 from .engine import Engine, Selection, describe_variants
 from .errors import SplitError, UsageError
 from .lexicon import LexiconSet
+from .parallel import produce
 from .pipeline import (
-    Formatter, Job, Source, SplitItem, Tally, audit_sample, iter_items, produce, tsv_columns,
+    Formatter, Job, Source, SplitItem, Tally, audit_sample, iter_items, tsv_columns,
 )
 from .records import make_record
 from .splits import SplitOptions, generate_restricted, generate_with_split
@@ -209,7 +210,7 @@ class Dataset:
             with tempfile.TemporaryFile() as spool:
                 for texts, part, count in pieces:
                     for text in texts.values():
-                        spool.write(text.encode("utf-8"))
+                        spool.write(text if isinstance(text, bytes) else text.encode("utf-8"))
                     tally.merge(part)
                     done += count
                     if progress is not None:

@@ -44,7 +44,7 @@ def produce_on_cluster(ds, job: Job, cluster: Any) -> Iterator[Piece]:
                          "not from template and lexicon paths)", "--dask")
     if not job.source.streams:
         # the split assigns items only once all are made: build here (nothing to share)
-        from .pipeline import produce
+        from .parallel import produce
 
         yield from produce(job)
         return

@@ -323,6 +323,16 @@ class FillingWalker:
         self.deal = deal
         self.checks = [(a, b) for a in variant.order for b in variant.distinct_peers[a]
                        if variant.order.index(a) < variant.order.index(b)]
+        # the decoding in slot places (variant.order): groups other than the evenly walked
+        # one, last first, each with its members' places, rows and row count
+        self._order = list(variant.order)
+        place = {s: i for i, s in enumerate(self._order)}
+        self._width = len(self._order)
+        self._decode = [([place[m] for m in members], rows, len(rows))
+                        for g, (members, rows) in reversed(list(enumerate(groups)))
+                        if g != even]
+        self._even_place = place[groups[even][0][0]] if even is not None else None
+        self._checks = [(place[a], place[b]) for a, b in self.checks]
 
     @classmethod
     def build(cls, variant: Variant, seed: Any) -> "FillingWalker | None":
@@ -360,23 +370,25 @@ class FillingWalker:
 
     def filling(self, position: int) -> dict[str, SlotValue] | None:
         """The filling at this position of the walk, or None if it breaks ``distinct``."""
-        out: dict[str, SlotValue] = {}
+        values: list[Any] = [None] * self._width
         if self.deal is None:
             index = self.permutation[position]
         else:
             option, rank, use = self.deal.at(position)
-            out[self.groups[self.even][0][0]] = option
+            values[self._even_place] = option
             index = self.permutation[(use + rank) % self.permutation.size]
-        for g in reversed(range(len(self.groups))):
-            if g == self.even:
-                continue
-            members, rows = self.groups[g]
-            index, i = divmod(index, len(rows))
-            out.update(zip(members, rows[i]))
-        for a, b in self.checks:
-            if out[a]._identity == out[b]._identity:
+        for places, rows, count in self._decode:  # mixed radix, last group fastest
+            index, i = divmod(index, count)
+            row = rows[i]
+            if len(places) == 1:
+                values[places[0]] = row[0]
+            else:
+                for place, value in zip(places, row):
+                    values[place] = value
+        for a, b in self._checks:
+            if values[a]._identity == values[b]._identity:
                 return None
-        return {s: out[s] for s in self.variant.order}
+        return dict(zip(self._order, values))
 
 
 class _EvenDeal:
@@ -830,14 +842,7 @@ class Engine:
         range of items comes out exactly as in a whole run (shards, workers).
         ``first_round_only``: stop after one unit of every cell (a check that fails early
         where a whole run would fail in its first round)."""
-        variants = self.variants if not side else [
-            Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter,
-                    shared=self._options)
-            for v in self.variants
-        ]
-        cells = self.cells(variants)
-        self.spread(variants)
-        self._check_capacity(cells, self.units_per_cell(cells, n))
+        cells = self.prepare(n, side, side_filter)
         seen = seen_pairs if seen_pairs is not None else set()
         pointers = [0] * len(cells)
         done = 0
@@ -855,6 +860,38 @@ class Engine:
                     yield keep
                 if progress is not None and step % 1000 == 0:
                     progress(done)
+
+    def prepare(self, n: int, side: str = "", side_filter: SideFilter | None = None
+                ) -> list[Cell]:
+        """The cells a run of ``n`` items walks, ready to walk (a side of a split has
+        variants of its own, which see only that side's options)."""
+        variants = self.variants if not side else [
+            Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter,
+                    shared=self._options)
+            for v in self.variants
+        ]
+        cells = self.cells(variants)
+        self.spread(variants)
+        self._check_capacity(cells, self.units_per_cell(cells, n))
+        return cells
+
+    def _with_time(self, cell: Cell, side: str, filling: dict[str, SlotValue], position: int,
+                   draw: int):
+        """(filling with its time expressions, record time fields, (format, span)); the
+        filling alone when the template has no time block; None when the draw fails."""
+        t = cell.variant.template
+        if t.time is None:
+            return filling, {}, (None, None)
+        drawn = t.time.draw(
+            StableRng(self.seed, side, t.id, cell.variant.name, cell.target or "*", position,
+                      draw), draw, self.time_text(t), self.selection.time_formats,
+            self.selection.time_spans, filling)
+        if drawn is None:
+            return None
+        full = dict(filling)
+        full.update(drawn.values)
+        return (full, {"time_format": self._format_name(t, drawn.format), "time_span": drawn.span},
+                (drawn.format, drawn.span))
 
     def _check_capacity(self, cells: Sequence[Cell], units: Sequence[int]) -> None:
         asked: Counter = Counter()
@@ -901,80 +938,201 @@ class Engine:
                    pointers: list[int], build: bool = True) -> tuple:
         """Walk the cell's fillings to its next unit: the first filling (and time draw)
         that gives the wanted labels and no pair already in ``seen``. Adds the unit's
-        pairs to ``seen``; with ``build``, renders spans and runs the pair checks."""
+        pairs to ``seen``; with ``build``, runs the pair checks (else whoever builds the
+        unit runs them)."""
+        misses = [0, 0]  # label misses, duplicate misses (of this unit's search)
+        found = None
+        for position, filling in self._walk(cell, c, index, side, pointers, misses):
+            found = self._try_draws(cell, side, filling, position, 0, misses, seen)
+            if found is not None:
+                break
+            self._label_miss(cell, index, misses)
+        if build:
+            self._pair_checks(cell, found[2], found[3])
+        seen.update(found[4])
+        return found
+
+    def _walk(self, cell: Cell, c: int, index: int, side: str, pointers: list[int],
+              misses: list[int]) -> Iterator[tuple[int, dict[str, SlotValue]]]:
+        """The fillings a unit's search tries, in order, with their place (position in
+        the walk, or -attempt - 1 for a random draw); ends by raising when the cell has
+        none left."""
         v = cell.variant
         t = v.template
-        cap = v.capacity()
         walker = v.walker(self.seed)
-        target = cell.target or "*"
-        label_misses = dup_misses = 0
-        attempt = 0
-        timed = t.time is not None
-        while True:
-            if walker is not None:
-                stride = cell.stride if walker.even is not None else 1
-                position = pointers[c] * stride + (cell.phase if stride > 1 else 0)
-                limit = walker.size * (TIME_PASSES if timed else 1)
+        keep = self.filling_filter
+        if walker is not None:
+            stride = cell.stride if walker.even is not None else 1
+            phase = cell.phase if stride > 1 else 0
+            limit = walker.size * (TIME_PASSES if t.time is not None else 1)
+            while True:
+                position = pointers[c] * stride + phase
                 if position >= limit:
-                    self._exhausted(cell, index, label_misses, dup_misses, cap)
+                    self._exhausted(cell, index, misses[0], misses[1], v.capacity())
                 filling = walker.filling(position % walker.size)
                 pointers[c] += 1
-                if filling is None:
-                    continue
-            else:
-                if attempt >= RANDOM_ATTEMPTS * (5 if cell.target else 1):
-                    self._exhausted(cell, index, label_misses, dup_misses, cap)
-                rng = StableRng(self.seed, side, t.id, v.name, target, index, attempt)
-                position = -attempt - 1
-                attempt += 1
-                filling = v.sample(rng)
-                if filling is None:
-                    dup_misses += 1
-                    continue
-            if self.filling_filter is not None and not self.filling_filter(t, filling):
+                if filling is not None and (keep is None or keep(t, filling)):
+                    yield position, filling
+        target = cell.target or "*"
+        attempts = RANDOM_ATTEMPTS * (5 if cell.target else 1)
+        for attempt in range(attempts):
+            filling = v.sample(StableRng(self.seed, side, t.id, v.name, target, index, attempt))
+            if filling is None:
+                misses[1] += 1
                 continue
-            found = None
-            for draw in range(TIME_DRAWS if timed else 1):
-                full, time_fields = filling, {}
-                if timed:
-                    drawn = t.time.draw(
-                        StableRng(self.seed, side, t.id, v.name, target, position, draw), draw,
-                        self.time_text(t), self.selection.time_formats,
-                        self.selection.time_spans, filling)
-                    if drawn is None:
-                        continue
-                    full = dict(filling)
-                    full.update(drawn.values)
-                    time_fields = {"time_format": self._format_name(t, drawn.format),
-                                   "time_span": drawn.span}
-                context = self._context(v, full)
-                try:
-                    premise, rendered = self._render_unit(cell, context, build)
-                except ConditionError as exc:
-                    raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
-                if rendered is None:
-                    continue
-                keys = [pair_fingerprint(premise, text) for _, _, text, _ in rendered]
-                if any(k in seen for k in keys) or len(set(keys)) != len(keys):
-                    dup_misses += 1
-                    continue
-                found = (full, time_fields, premise, rendered, keys,
-                         (drawn.format, drawn.span) if timed else (None, None), context)
-                break
-            if found is None:
-                label_misses += 1
-                if label_misses > (TIME_MISS_BUDGET if timed else LABEL_MISS_BUDGET):
-                    self._exhausted(cell, index, label_misses, 0, cap)
+            if keep is None or keep(t, filling):
+                yield -attempt - 1, filling
+        self._exhausted(cell, index, misses[0], misses[1], v.capacity())
+
+    def _label_miss(self, cell: Cell, index: int, misses: list[int]) -> None:
+        """A filling gave no unit (no draw had the wanted labels or new pairs)."""
+        misses[0] += 1
+        budget = TIME_MISS_BUDGET if cell.variant.template.time is not None else LABEL_MISS_BUDGET
+        if misses[0] > budget:
+            self._exhausted(cell, index, misses[0], 0, cell.variant.capacity())
+
+    def _try_draws(self, cell: Cell, side: str, filling: dict[str, SlotValue], position: int,
+                   first_draw: int, misses: list[int], seen: set | None) -> tuple | None:
+        """The unit this filling gives with the first of its time draws (from
+        ``first_draw``) whose labels are the wanted ones and whose pairs are new (not in
+        ``seen``, distinct from each other); None when no draw does. ``seen`` None: every
+        pair counts as new (a worker's stream, see :meth:`cell_stream`)."""
+        v = cell.variant
+        for draw in range(first_draw, TIME_DRAWS if v.template.time is not None else 1):
+            timing = self._with_time(cell, side, filling, position, draw)
+            if timing is None:
                 continue
-            if build:
-                self._pair_checks(cell, found[2], found[3])
+            full, time_fields, time_key = timing
+            context = self._context(v, full)
+            try:
+                premise, rendered = self._render_unit(cell, context)
+            except ConditionError as exc:
+                raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
+            if rendered is None:
+                continue
+            keys = [pair_fingerprint(premise, text) for _, _, text, _ in rendered]
+            if (seen is not None and any(k in seen for k in keys)) or len(set(keys)) != len(keys):
+                misses[1] += 1
+                continue
+            return (full, time_fields, premise, rendered, keys, time_key, context,
+                    (position, draw))
+        return None
+
+    # -- a cell's candidates, for finding in parallel ---------------------------------
+    def cell_stream(self, cells: Sequence[Cell], c: int, side: str = "") -> Iterator[tuple]:
+        """The units cell ``c`` gives if every unit it finds is taken: each unit's search
+        as :meth:`_find_unit` makes it, but with no dedup set (only the cell's own walk
+        decides). Yields (index, misses, found) per unit, misses being the (label,
+        duplicate) misses of its search; ends with (index, misses, error) when the cell
+        runs out, the error being what :meth:`_find_unit` raises. Cells do not depend on
+        each other but through the dedup set, so workers find their cells' units apart,
+        and :meth:`accept` takes them in plan order."""
+        cell = cells[c]
+        pointers = [0] * len(cells)
+        index = 0
+        while True:
+            misses = [0, 0]
+            try:
+                found = None
+                for position, filling in self._walk(cell, c, index, side, pointers, misses):
+                    found = self._try_draws(cell, side, filling, position, 0, misses, None)
+                    if found is not None:
+                        break
+                    self._label_miss(cell, index, misses)
+            except (CapacityError, UnsatisfiableLabelError) as exc:
+                yield index, misses, exc
+                return
+            yield index, misses, found
+            index += 1
+
+    def accept(self, cells: Sequence[Cell], c: int, index: int, side: str, seen: set,
+               stream: Iterator[tuple]) -> tuple[tuple | None, tuple | None]:
+        """Unit ``index`` of cell ``c`` as :meth:`_find_unit` finds it with ``seen``,
+        taken from the cell's stream of candidates (index, misses, keys, (position,
+        draw), payload), as :meth:`cell_stream` makes them (keys None: the cell ran out,
+        the payload being the error). Returns (None, candidate) when the stream's
+        candidate is the unit, else (found, None): a candidate whose pairs are not new
+        is searched on from where it was found, here, as :meth:`_find_unit` goes on,
+        and the stream's next candidate starts where that search leaves the walk."""
+        cell = cells[c]
+        misses = [0, 0]
+        budget = TIME_MISS_BUDGET if cell.variant.template.time is not None else LABEL_MISS_BUDGET
+        while True:
+            candidate = next(stream)
+            _, gap, keys, place, _ = candidate
+            misses[0] += gap[0]
+            if misses[0] > budget:  # _find_unit gave up within this stretch
+                self._exhausted(cell, index, budget + 1, 0, cell.variant.capacity())
+            misses[1] += gap[1]
+            if keys is None:  # the walk ran out
+                self._exhausted(cell, index, misses[0], misses[1], cell.variant.capacity())
+            if seen.isdisjoint(keys):
+                seen.update(keys)
+                return None, candidate
+            misses[1] += 1
+            position, draw = place
+            if position >= 0:  # a walk: the same filling's later draws, then the stream
+                walker = cell.variant.walker(self.seed)
+                filling = walker.filling(position % walker.size)
+                found = self._try_draws(cell, side, filling, position, draw + 1, misses, seen)
+                if found is not None:
+                    seen.update(found[4])
+                    return found, None
+                self._label_miss(cell, index, misses)
+                continue
+            # a random draw: the unit's later attempts (the stream went on to the next unit)
+            found = self._resume_random(cells, c, index, side, -position - 1, draw, misses,
+                                        seen)
             seen.update(found[4])
+            return found, None
+
+    def found_at(self, cells: Sequence[Cell], c: int, index: int, side: str, position: int,
+                 draw: int) -> tuple:
+        """The found tuple of a unit found elsewhere at (position, draw), made again."""
+        cell = cells[c]
+        v, t = cell.variant, cell.variant.template
+        if position >= 0:
+            walker = v.walker(self.seed)
+            filling = walker.filling(position % walker.size)
+        else:
+            filling = v.sample(StableRng(self.seed, side, t.id, v.name, cell.target or "*",
+                                         index, -position - 1))
+        full, time_fields, time_key = self._with_time(cell, side, filling, position, draw)
+        context = self._context(v, full)
+        premise, rendered = self._render_unit(cell, context)
+        return (full, time_fields, premise, rendered,
+                [pair_fingerprint(premise, text) for _, _, text, _ in rendered], time_key,
+                context, (position, draw))
+
+    def _resume_random(self, cells: Sequence[Cell], c: int, index: int, side: str,
+                       attempt: int, draw: int, misses: list[int], seen: set) -> tuple:
+        cell = cells[c]
+        v, t = cell.variant, cell.variant.template
+        filling = v.sample(StableRng(self.seed, side, t.id, v.name, cell.target or "*", index,
+                                     attempt))
+        found = self._try_draws(cell, side, filling, -attempt - 1, draw + 1, misses, seen)
+        if found is not None:
             return found
+        self._label_miss(cell, index, misses)
+        target = cell.target or "*"
+        keep = self.filling_filter
+        for later in range(attempt + 1, RANDOM_ATTEMPTS * (5 if cell.target else 1)):
+            filling = v.sample(StableRng(self.seed, side, t.id, v.name, target, index, later))
+            if filling is None:
+                misses[1] += 1
+                continue
+            if keep is not None and not keep(t, filling):
+                continue
+            found = self._try_draws(cell, side, filling, -later - 1, 0, misses, seen)
+            if found is not None:
+                return found
+            self._label_miss(cell, index, misses)
+        self._exhausted(cell, index, misses[0], misses[1], v.capacity())
 
     def _unit_items(self, cell: Cell, c: int, index: int, side: str, found: tuple) -> list[Item]:
         v = cell.variant
         t = v.template
-        full, time_fields, premise, rendered, _, time_key, context = found
+        full, time_fields, premise, rendered, _, time_key, context = found[:7]
         base_fields = dict(self.record_defaults)
         base_fields.update(time_fields)
         if t.record:

@@ -21,12 +21,13 @@ workers, K shards concatenated, or a cluster.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .engine import Engine, Item, SideFilter
+from .engine import Engine, Item, SideFilter, young_collections_rarer
 from .records import RecordEncoder, head_value, make_record, wants_seen
 from .rng import StablePermutation
 from .writers import GENERIC_TSV, TsvFormat, tsv_cell
@@ -100,6 +101,8 @@ class Source:
         return [si for _, unit in self.units() for si in unit]  # type: ignore[union-attr]
 
     def units(self, build: Callable[[int, int], bool] | None = None) -> Iterator[Unit]:
+        """(index of the unit's first item, its items) for a built unit, (index, item
+        count) for a unit only found."""
         if self._whole is not None:
             for i, si in enumerate(self.items()):
                 yield (i, [si]) if build is None or build(i, 1) else (i, 1)
@@ -110,6 +113,7 @@ class Source:
             shifted = None if build is None else (
                 lambda first, count, o=offset: build(o + first, count))
             first = offset
+            flag = part.seen
             for unit in part.engine.iter_units(part.n, side=part.side,
                                                side_filter=part.side_filter, seen_pairs=seen,
                                                build=shifted):
@@ -117,7 +121,6 @@ class Source:
                     yield first, unit
                     first += unit
                     continue
-                flag = part.seen
                 yield first, [SplitItem(item, part.split, flag(item) if flag else None)
                               for item in unit]
                 first += len(unit)
@@ -267,6 +270,7 @@ class Formatter:
         self.layout = layout
         self.columns = dict(columns or {})
         self.encoder = RecordEncoder(family, split_name)
+        self._heads: dict[str, str | None] = {}
 
     def text(self, index: int, si: SplitItem, file_key: str) -> str:
         if self.layout is None:
@@ -277,6 +281,53 @@ class Formatter:
 
     def header(self, file_key: str) -> str:
         return "\t".join(self.columns[file_key]) + "\n"
+
+    # -- lines written before their index is known (parallel finding) -----------------
+    # How a line can begin with its index: {"id": "family-000042", family-000042 (a TSV's
+    # id column), 42 (Jamp's num column), or not at all.
+    HEADS = ("json-id", "tsv-id", "number", "")
+
+    def head_prefix(self, head: str) -> str:
+        """What a line begins with before its index."""
+        return {"json-id": self.encoder._id_prefix, "tsv-id": f"{self.family}-"}.get(head, "")
+
+    @staticmethod
+    def index_bytes(head: str, index: int) -> bytes:
+        """The index as a line's beginning writes it."""
+        if head in ("json-id", "tsv-id"):
+            return b"%06d" % index
+        return b"%d" % index if head == "number" else b""
+
+    def head_text(self, head: str, index: int) -> str:
+        return self.head_prefix(head) + self.index_bytes(head, index).decode()
+
+    def head(self, si: SplitItem, file_key: str) -> str | None:
+        """How the item's line begins with its index (one of HEADS), when nothing else
+        in it depends on the index; None when the index shows elsewhere."""
+        if file_key in self._heads:
+            return self._heads[file_key]
+        found = None
+        probes = (0, 1, 1_234_567)
+        lines = [self.text(i, si, file_key) for i in probes]
+        for head in self.HEADS:
+            begins = [self.head_text(head, i) for i in probes]
+            if all(line.startswith(b) for line, b in zip(lines, begins)) and len(
+                    {line[len(b):] for line, b in zip(lines, begins)}) == 1:
+                found = head
+                break
+        self._heads[file_key] = found
+        return found
+
+    def rest(self, si: SplitItem, file_key: str, head: str) -> str:
+        """The item's line without its beginning (see :meth:`head`)."""
+        return self.text(0, si, file_key)[len(self.head_text(head, 0)):]
+
+    def index_at_start(self, job: "Job") -> bool:
+        """Whether lines show their index only at their start (so workers can write them
+        before they know it), judged on the first item."""
+        for index, si in iter_items(job.source, stop=1):
+            return self.head(si, si.split if job.per_split else "") is not None
+        return False
 
 
 def tsv_columns(source: Source, family: str, split_name: str | None, layout: TsvFormat,
@@ -363,56 +414,3 @@ def pieces_of(job: Job, owner: Callable[[int], bool] | None = None) -> Iterator[
         count += 1
     if current is not None:
         yield current, ({k: "".join(v) for k, v in texts.items()}, part, count)
-
-
-def produce(job: Job, workers: int = 1) -> Iterator[Piece]:
-    """The job's pieces in order, made here or by ``workers`` processes."""
-    if workers <= 1 or not job.source.streams or job.stop - job.start <= CHUNK:
-        for _, piece in pieces_of(job):
-            yield piece
-        return
-    yield from _produce_in_workers(job, workers)
-
-
-def _produce_in_workers(job: Job, workers: int) -> Iterator[Piece]:
-    """Chunk c of the job goes to worker (c - first chunk) mod N; each worker sends its
-    pieces through its own bounded queue, read here in chunk order (so memory holds a
-    few chunks per worker, and a fast worker waits for a slow one)."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")  # workers inherit the loaded templates and lexicons
-    first = job.start // CHUNK
-    last = (job.stop - 1) // CHUNK
-    workers = min(workers, last - first + 1)
-    queues = [ctx.Queue(maxsize=2) for _ in range(workers)]
-    procs = [ctx.Process(target=_worker, args=(job, w, workers, first, queues[w]), daemon=True)
-             for w in range(workers)]
-    for p in procs:
-        p.start()
-    try:
-        for chunk in range(first, last + 1):
-            message = queues[(chunk - first) % workers].get()
-            if message[0] == "error":
-                raise message[1]
-            got, piece = message[1], message[2]
-            if got != chunk:  # pragma: no cover - a bug, not a user error
-                raise RuntimeError(f"worker sent chunk {got}, expected {chunk}")
-            yield piece
-    finally:
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-        for p in procs:
-            p.join()
-
-
-def _worker(job: Job, w: int, workers: int, first: int, queue) -> None:
-    try:
-        for chunk, piece in pieces_of(job, owner=lambda c: (c - first) % workers == w):
-            queue.put(("piece", chunk, piece))
-    except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
-        from .errors import NligenError
-
-        if not isinstance(exc, NligenError):
-            exc = RuntimeError(f"worker {w}: {type(exc).__name__}: {exc}")
-        queue.put(("error", exc))

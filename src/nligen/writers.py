@@ -128,8 +128,9 @@ class AtomicFiles:
         if self._error is not None:
             raise UsageError(f"cannot write: {self._error.strerror}", str(self.folder))
 
-    def write(self, name: str, text: str) -> None:
-        self.write_bytes(name, text.encode("utf-8"))
+    def write(self, name: str, text: str | bytes) -> None:
+        """Text (written as UTF-8), or bytes already encoded."""
+        self.write_bytes(name, text if isinstance(text, bytes) else text.encode("utf-8"))
 
     def write_bytes(self, name: str, data: bytes) -> None:
         entry = self._open.get(name)

@@ -356,7 +356,9 @@ def verify(folder: str | Path) -> VerifyReport:
                                  str(folder / MANIFEST))
             piece = (shard["index"], shard["of"])
         with tempfile.TemporaryDirectory(prefix="nligen-verify-") as tmp:
-            written = {p.name: _sha256(p) for p in dataset.write(tmp + "/", fmt, shard=piece)}
+            paths = (dataset.write(tmp + "/", fmt, shard=piece) if piece is not None
+                     else dataset.write(tmp + "/", fmt))
+            written = {p.name: _sha256(p) for p in paths}
             names = list(dict.fromkeys([*data_files, *written, MANIFEST]))
             for name in names:
                 listed = manifest["files"].get(name)
