@@ -384,3 +384,30 @@ def test_stdout_streams_the_same_records(tmp_path):
     assert proc.returncode == 0, proc.stderr
     wogli.generate(n=120, seed=5).write(tmp_path / "f.jsonl")
     assert proc.stdout == (tmp_path / "f.jsonl").read_text(encoding="utf-8")
+
+
+def test_same_lemmas_is_proved_per_variant_and_checked_when_it_cannot_be(monkeypatch):
+    """WOGLI's same_lemmas check is proved once per variant from the forms each slot
+    value takes; an analyser under which one form reads as another lemma makes the
+    proof fail, and the check then runs on every problem and stops the run."""
+    from nligen import engine
+    from nligen.errors import TemplateError
+
+    for sets in (["wogli"], ["p_subject"], ["dative"], ["ditransitive"], ["os_hard"]):
+        ds = wogli.generate(n=100, seed=0, sets=sets)
+        eng = ds.source.parts[0].engine
+        assert all(eng._lemmas_proved(cell) for cell in eng.cells()), sets
+
+    analyser = engine.Engine.analyser
+
+    def misreading(self, template):  # "Den Kunden" at the start reads as another lemma
+        analyse = analyser(self, template)
+        return lambda text: [("KUNDE" if w == "Kunde" and text.startswith("Den ") else w)
+                             for w in analyse(text)]
+
+    monkeypatch.setattr(engine.Engine, "analyser", misreading)
+    ds = wogli.generate(n=100, seed=0)
+    eng = ds.source.parts[0].engine
+    assert not all(eng._lemmas_proved(cell) for cell in eng.cells())
+    with pytest.raises(TemplateError, match="same_lemmas"):
+        wogli.generate(n=20000, seed=0).write(None)

@@ -226,7 +226,8 @@ def _fast_expr(node: nodes.Node):
 
 
 class CompiledText:
-    __slots__ = ("source", "template", "where", "names", "fields", "_fast", "_fast_text")
+    __slots__ = ("source", "template", "where", "names", "fields", "_fast", "_fast_text",
+                 "parts")
 
     def __init__(self, source, template, where, names, fields, plan=None, renderer=None):
         self.source = source
@@ -234,8 +235,8 @@ class CompiledText:
         self.where = where
         self.names: set[str] = names  # variables the text reads
         self.fields: dict[str, set[str]] = fields  # slot -> fields read as slot.field
-        self._fast, self._fast_text = (_compile_plan(plan, renderer, where) if plan is not None
-                                       else (None, None))
+        self._fast, self._fast_text, self.parts = (
+            _compile_plan(plan, renderer, where) if plan is not None else (None, None, None))
 
     def render_text(self, context: Mapping[str, Any]) -> str:
         """Render; return the text (stripped) without its spans."""
@@ -299,6 +300,40 @@ def _root_name(expr) -> str | None:
     if expr[0] == "filter":
         return _root_name(expr[2])
     return None
+
+
+class TextPart(tuple):
+    """A part of a text with a fast plan: a ``literal``, or an expression: its ``step``
+    (context -> (text, slot)), the ``names`` it reads (the first is the value it is
+    written from), for a filter chain what it reads of its arguments (``projections``:
+    [(name, read)], None when it reads them whole) and the expression itself (``key``:
+    the same key writes the same text from the same values)."""
+
+    __slots__ = ()
+
+    def __new__(cls, literal, step, names, projections, key=None):
+        return tuple.__new__(cls, (literal, step, tuple(names), projections, key))
+
+    literal = property(lambda self: self[0])
+    step = property(lambda self: self[1])
+    names = property(lambda self: self[2])
+    projections = property(lambda self: self[3])
+    key = property(lambda self: self[4])
+
+
+def _expr_names(expr) -> list[str]:
+    """Every variable an expression reads, the one it is written from first."""
+    kind = expr[0]
+    if kind == "name":
+        return [expr[1]]
+    if kind == "const":
+        return []
+    if kind == "attr":
+        return _expr_names(expr[1])
+    names = _expr_names(expr[2])
+    for a in expr[3]:
+        names += [n for n in _expr_names(a) if n not in names]
+    return names
 
 
 def _input_names(expr) -> list[str] | None:
@@ -448,13 +483,20 @@ def _argument_projections(expr, renderer) -> list[tuple[str, Callable]] | None:
 
 
 def _compile_plan(plan, renderer, where):
-    """(render, render_text): the text with its slot spans, and the text alone."""
+    """(render, render_text, parts): the text with its slot spans, the text alone, and
+    its parts (TextPart: literals and expressions, in order)."""
     steps = []
+    parts = []
     for kind, payload in plan:
         if kind == "text":
             steps.append((None, payload))
+            parts.append(TextPart(payload, None, (), ()))
         else:
-            steps.append((_compiled_step(payload, renderer, where), None))
+            step = _compiled_step(payload, renderer, where)
+            steps.append((step, None))
+            names = _expr_names(payload)
+            parts.append(TextPart(None, step, names, _argument_projections(payload, renderer)
+                                  if payload[0] == "filter" else (), _hashable(payload)))
 
     def render(context):
         parts: list[str] = []
@@ -486,7 +528,7 @@ def _compile_plan(plan, renderer, where):
             raise RenderError(f"output longer than {_MAX_OUTPUT} characters", where)
         return out.strip()
 
-    return render, render_text
+    return render, render_text, parts
 
 
 def strip_marks(marked: str) -> tuple[str, dict[str, list[list[int]]]]:

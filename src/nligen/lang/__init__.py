@@ -28,6 +28,11 @@ class Language:
     )
     # lemma_analyser(lexicons) -> callable(text) -> list of lemmas
     lemma_analyser: Callable[[Any], Callable[[str], list[str]]] | None = None
+    # Whether that analyser reads whitespace-separated tokens one at a time (one lemma per
+    # token; only a text's first and last token may be read differently): then the
+    # same_lemmas check is proved once per variant from the forms each slot value takes
+    # (Engine._lemmas_proved) instead of run on every problem.
+    tokenwise_lemmas: bool = False
     # time_text(kind, value) renders a time point ("point": start, format), an interval
     # ("interval": number, unit), the same interval as an amount before "within / in / over"
     # ("amount": number, unit) or a bare unit ("unit": unit); see nligen.timeslots.

@@ -239,6 +239,11 @@ class RecordChecker:
         label, rule = labels.pop()
         if record["label"] != label:
             return f"label {record['label']!r}, but template {tid} gives {label!r} ({rule})"
+        if "same_lemmas" in template.checks:  # generation proves it per variant: check it here
+            analyse = self.engine.analyser(template)
+            want, got = sorted(analyse(premise)), sorted(analyse(record["hypothesis"]))
+            if want != got:
+                return f"premise lemmas {want} differ from the hypothesis lemmas {got}"
         return None
 
     def _variant(self, template, record):

@@ -26,4 +26,5 @@ LANGUAGE = Language(
     slot_kinds={"np": NounPhraseKind, "verb": VerbKind},
     variant_checks={"disambiguated": disambiguated_check},
     lemma_analyser=_lemma_analyser,
+    tokenwise_lemmas=True,  # analysis.LemmaAnalyser: a table lookup per token
 )
