@@ -606,6 +606,12 @@ class Cell:
     phase: int = 0
     stride: int = 1
 
+    def __post_init__(self) -> None:
+        # the labels of a cell whose every hypothesis has a fixed label (None: conditions)
+        self.fixed_labels = ([h.rule.fixed for h in self.hypotheses]
+                             if all(h.rule.fixed is not None for h in self.hypotheses)
+                             else None)
+
     @property
     def pairs_per_unit(self) -> int:
         return len(self.hypotheses) if self.target is None else 1
@@ -923,13 +929,17 @@ class Engine:
         the wanted one (labels are decided before anything is rendered). Without ``spans``
         the hypotheses' spans are None (a unit only found, not built)."""
         t = cell.variant.template
-        labels = []
-        for h in cell.hypotheses:
-            label = h.rule.decide(context)
-            if label is None or (cell.target is not None and label != cell.target):
-                return None, None
-            labels.append(label)
-        premise = t.premise_separator.join([p.render_text(context) for p in t.premises])
+        labels = cell.fixed_labels
+        if labels is None:  # labels from conditions: decided before anything is rendered
+            labels = []
+            for h in cell.hypotheses:
+                label = h.rule.decide(context)
+                if label is None or (cell.target is not None and label != cell.target):
+                    return None, None
+                labels.append(label)
+        premises = t.premises
+        premise = (premises[0].render_text(context) if len(premises) == 1 else
+                   t.premise_separator.join([p.render_text(context) for p in premises]))
         if spans:
             return premise, [(h, label, *h.text.render(context))
                              for h, label in zip(cell.hypotheses, labels)]

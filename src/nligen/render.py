@@ -241,12 +241,16 @@ class CompiledText:
     def render_text(self, context: Mapping[str, Any]) -> str:
         """Render; return the text (stripped) without its spans."""
         if self._fast_text is not None:
-            return self._guarded(self._fast_text, context)
+            try:
+                return self._fast_text(context)
+            except Exception as exc:
+                self._raise(exc)
         return self.render(context)[0]
 
-    def _guarded(self, fn, context):
+    def _raise(self, exc: Exception):
+        """A fast path's failure as the RenderError it means (located in this text)."""
         try:
-            return fn(context)
+            raise exc
         except RenderError as exc:
             if exc.where:
                 raise
