@@ -270,7 +270,8 @@ class PredicateKind:
                     # the time units at which the event may be located: "tp_1.grain in
                     # V.grains" keeps "3月5日15時以来ここに住んでいる" out
                     fields["grains"] = clause_grains(cls.get("finest"), reading,
-                                                     cls.get("repeatable", True))
+                                                     cls.get("repeatable", True),
+                                                     "ni" in fields)
                     # the verb is the group: the engine draws verbs evenly, then a tuple
                     out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
                                          lemmas=lemmas, key=key, group=verb.lemma))
@@ -292,7 +293,8 @@ def _flag_set(value) -> frozenset:
     return frozenset(value if isinstance(value, list) else [value])
 
 
-def clause_grains(finest: str | None, reading, repeatable: bool = True) -> list[str]:
+def clause_grains(finest: str | None, reading, repeatable: bool = True,
+                  goal: bool = False) -> list[str]:
     """The time units at which a clause's event may be located (a time point's ``grain``,
     the finest unit its text shows): no finer than the verb's ``finest``; no hour for a
     clause read as having no clock time (flag ``no_hour``: "18時に小説を発表した"), nor for
@@ -305,7 +307,10 @@ def clause_grains(finest: str | None, reading, repeatable: bool = True) -> list[
     momentary one (no duration read) to the day ("7月にフリスビーを投げた", "9月にスキーを
     担いだ" failed outside readings), one of hours to the month ("2015年に映画を見た").
     Once-in-a-life events (repeatable: false: 卒業する), works of a career (ordinal) and
-    states keep the coarse units."""
+    states keep the coarse units. An act due at a place or event (``goal``: a ニ argument,
+    職場に着く, 会議に出席する) is dated to the day or the hour: one is late on a day
+    ("2020年2月に劇場に着いた" failed an outside reading); one with a due date (家賃を払う)
+    keeps the month."""
     grains = list(GRAINS[:GRAINS.index(finest) + 1] if finest else GRAINS)
     if reading is None:
         return grains
@@ -326,6 +331,8 @@ def clause_grains(finest: str | None, reading, repeatable: bool = True) -> list[
             finer = grains
         # a verb dated no finer than the month (finest: month) keeps its finest unit
         grains = finer or grains[-1:]
+    if goal and "due" in reading.flags:
+        grains = [g for g in grains if g in ("day", "hour")] or grains
     return grains
 
 
