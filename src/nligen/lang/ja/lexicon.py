@@ -45,6 +45,12 @@ class JaVerb:
     readings: dict[tuple, "ClauseReading"] = field(default_factory=dict)
     _cumulative: list[int] = field(default_factory=list)
     _usable: list = field(default_factory=list)
+    # frame_tuples' answers by their arguments: the 27 predicate specs of the Jamp
+    # templates ask the same frames and restrictions of every verb
+    _frame_memo: dict = field(default_factory=dict)
+    # frame_tuples' answers by their arguments: the 27 predicate specs of the Jamp
+    # templates ask the same frames and restrictions of every verb
+    _frame_memo: dict = field(default_factory=dict)
 
     @property
     def person_agent(self) -> bool:
@@ -81,8 +87,20 @@ class JaVerb:
         not beautified or honorific unless ``honorific_nouns`` (a register rule).
         ``restrictions`` maps a case to the noun features it accepts (any of them); a noun
         of a case without one must not be ``vague`` or ``unfit``. A frame of ガ alone for a
-        person subject gives one empty tuple: the verb needs no argument."""
-        frame = list(frame)
+        person subject gives one empty tuple: the verb needs no argument. The answer is kept
+        (callers do not change it)."""
+        memo_key = (tuple(frame), id(noun_frequency), min_frequency, honorific_nouns,
+                    tuple(sorted(restrictions.items())) if restrictions else ())
+        hit = self._frame_memo.get(memo_key)
+        if hit is not None and hit[1] is noun_frequency:
+            return hit[0]
+        out = self._frame_tuples(list(frame), noun_frequency, min_frequency, honorific_nouns,
+                                 restrictions)
+        self._frame_memo[memo_key] = (out, noun_frequency)
+        return out
+
+    def _frame_tuples(self, frame, noun_frequency, min_frequency, honorific_nouns,
+                      restrictions) -> list[tuple[dict[str, str], int]]:
         agentive = self.agentive
         needed = [c for c in frame if not (c == "ガ" and agentive)]
         if not needed:
