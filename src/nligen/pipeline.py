@@ -33,7 +33,7 @@ from .rng import StablePermutation
 from .writers import GENERIC_TSV, TsvFormat, tsv_cell
 
 CHUNK = 5_000           # items a worker builds in one piece
-AUDIT_SAMPLE = 20_000   # problems the dataset card's audit reads (all of a smaller set)
+AUDIT_SAMPLE = 10_000   # problems the dataset card's audit reads (all of a smaller set)
 TSV_HEAD = 1_000        # records a TSV header's columns are taken from (per file)
 
 
