@@ -411,3 +411,28 @@ def test_same_lemmas_is_proved_per_variant_and_checked_when_it_cannot_be(monkeyp
     assert not all(eng._lemmas_proved(cell) for cell in eng.cells())
     with pytest.raises(TemplateError, match="same_lemmas"):
         wogli.generate(n=20000, seed=0).write(None)
+
+
+def test_progress_shows_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    """A progress bar on stderr when it is a terminal (and not with -q); nothing when it
+    is a pipe or a file; the data written is the same either way."""
+    import io
+    import sys
+
+    from nligen.cli import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for quiet, want_bar in ((False, True), (True, False)):
+        terminal = Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        args = ["wogli", "--n", "3000", "--seed", "2", "-o", str(tmp_path / f"{quiet}.jsonl")]
+        assert main(args + (["-q"] if quiet else [])) == 0
+        shown = terminal.getvalue()
+        assert ("problems" in shown and "%" in shown) == want_bar, shown[:200]
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # not a terminal
+    assert main(["wogli", "--n", "3000", "--seed", "2", "-o", str(tmp_path / "pipe.jsonl")]) == 0
+    assert "%" not in sys.stderr.getvalue()
+    assert (tmp_path / "pipe.jsonl").read_bytes() == (tmp_path / "False.jsonl").read_bytes()
