@@ -101,10 +101,15 @@ def _check_plain(value: Any, depth: int, where: str, error: type[NligenError]) -
         return
     if depth + 1 > MAX_DEPTH and children:
         raise error(f"nested more than {MAX_DEPTH} levels deep", where)
+    bits = MAX_INT_DIGITS * 4
     for child in children:
-        if type(child) in _SCALARS:
+        kind = type(child)
+        if kind in _SCALARS:
             continue
-        if type(child) in (dict, list):
+        if kind is int:
+            if child.bit_length() > bits:
+                raise error(f"integer with more than {MAX_INT_DIGITS} digits", where)
+        elif kind is dict or kind is list:
             _check_plain(child, depth + 1, where, error)
         else:
             _check_scalar(child, where, error)

@@ -160,13 +160,19 @@ class Renderer:
         for get in ast.find_all(nodes.Getattr):
             if isinstance(get.node, nodes.Name):
                 fields.setdefault(get.node.name, set()).add(get.attr)
+        plan = _fast_plan(ast)
+        # A text with a fast plan never renders through Jinja: its Jinja template is only
+        # made if it is asked for (compiling it took most of loading the Jamp templates).
+        template = None if plan is not None else self._jinja(source, where)
+        return CompiledText(source, template, where, names, fields, plan, self)
+
+    def _jinja(self, source: str, where: str):
         try:
-            template = self.env.from_string(source)
+            return self.env.from_string(source)
         except (TemplateSyntaxError, JinjaTemplateError) as exc:
             raise TemplateError(f"Jinja error: {exc}", where) from None
         except (RecursionError, MemoryError, SyntaxError, ValueError):
             raise TemplateError("text nested too deeply", where) from None
-        return CompiledText(source, template, where, names, fields, _fast_plan(ast), self)
 
 
 def _check_nodes(node: nodes.Node, where: str, depth: int = 0) -> None:
@@ -226,17 +232,25 @@ def _fast_expr(node: nodes.Node):
 
 
 class CompiledText:
-    __slots__ = ("source", "template", "where", "names", "fields", "_fast", "_fast_text",
-                 "parts")
+    __slots__ = ("source", "_template", "where", "names", "fields", "_fast", "_fast_text",
+                 "parts", "_renderer")
 
     def __init__(self, source, template, where, names, fields, plan=None, renderer=None):
         self.source = source
-        self.template = template
+        self._template = template
+        self._renderer = renderer
         self.where = where
         self.names: set[str] = names  # variables the text reads
         self.fields: dict[str, set[str]] = fields  # slot -> fields read as slot.field
         self._fast, self._fast_text, self.parts = (
             _compile_plan(plan, renderer, where) if plan is not None else (None, None, None))
+
+    @property
+    def template(self):
+        """The Jinja template (made when first asked for, for a text with a fast plan)."""
+        if self._template is None:
+            self._template = self._renderer._jinja(self.source, self.where)
+        return self._template
 
     def render_text(self, context: Mapping[str, Any]) -> str:
         """Render; return the text (stripped) without its spans."""
