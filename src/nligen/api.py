@@ -200,11 +200,10 @@ class Dataset:
     def _write_one(self, path, pieces, tally: Tally, progress) -> list[Path]:
         """stdout or one file: written whole or not at all (stdout gets the text only
         when the run succeeded, through a temporary file)."""
-        from .writers import AtomicFiles, write_stdout
+        from .writers import AtomicFiles, check_file_target, write_stdout
 
         done = 0
         if path is None or str(path) == "-":
-            import shutil
             import tempfile
 
             with tempfile.TemporaryFile() as spool:
@@ -220,7 +219,7 @@ class Dataset:
             self._tally = tally if tally.counts and done == len(self) else self._tally
             return []
         target = Path(path)
-        _check_file_target(target)
+        check_file_target(target)
         with AtomicFiles(target.parent if str(target.parent) else Path("."),
                          hashed=False) as out:
             out.write(target.name, "")
@@ -243,15 +242,6 @@ def _chunks(fh, size: int = 1 << 20) -> Iterator[str]:
         if not block:
             return
         yield block.decode("utf-8")
-
-
-def _check_file_target(path: Path) -> None:
-    try:
-        is_dir = path.is_dir()
-    except OSError as exc:
-        raise UsageError(f"cannot write: {exc.strerror}", str(path)) from None
-    if is_dir:
-        raise UsageError("is a folder (end the path with / to write per-split files)", str(path))
 
 
 def check_workers(workers: Any) -> None:

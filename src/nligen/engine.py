@@ -24,7 +24,7 @@ from itertools import combinations, product
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .errors import (
-    CapacityError, ConditionError, NligenError, TemplateError,
+    CapacityError, ConditionError, TemplateError,
     UnsatisfiableLabelError, UsageError,
 )
 from .lexicon import LexiconSet
@@ -952,17 +952,23 @@ class Engine:
         that gives the wanted labels and no pair already in ``seen``. Adds the unit's
         pairs to ``seen``; with ``build``, runs the pair checks (else whoever builds the
         unit runs them)."""
-        misses = [0, 0]  # label misses, duplicate misses (of this unit's search)
-        found = None
-        for position, filling in self._walk(cell, c, index, side, pointers, misses):
-            found = self._try_draws(cell, side, filling, position, 0, misses, seen)
-            if found is not None:
-                break
-            self._label_miss(cell, index, misses)
+        found = self._search(cell, c, index, side, pointers, [0, 0], seen)
         if build:
             self._pair_checks(cell, found[2], found[3])
         seen.update(found[4])
         return found
+
+    def _search(self, cell: Cell, c: int, index: int, side: str, pointers: list[int],
+                misses: list[int], seen: set | None) -> tuple:
+        """The first filling of the cell's walk (from ``pointers[c]``) and time draw that
+        gives a unit (see :meth:`_try_draws`); ``misses`` counts the (label, duplicate)
+        misses on the way. Raises when the cell runs out."""
+        for position, filling in self._walk(cell, c, index, side, pointers, misses):
+            found = self._try_draws(cell, side, filling, position, 0, misses, seen)
+            if found is not None:
+                return found
+            self._label_miss(cell, index, misses)
+        raise AssertionError("a walk ends by raising")  # pragma: no cover
 
     def _walk(self, cell: Cell, c: int, index: int, side: str, pointers: list[int],
               misses: list[int]) -> Iterator[tuple[int, dict[str, SlotValue]]]:
@@ -1045,12 +1051,7 @@ class Engine:
         while True:
             misses = [0, 0]
             try:
-                found = None
-                for position, filling in self._walk(cell, c, index, side, pointers, misses):
-                    found = self._try_draws(cell, side, filling, position, 0, misses, None)
-                    if found is not None:
-                        break
-                    self._label_miss(cell, index, misses)
+                found = self._search(cell, c, index, side, pointers, misses, None)
             except (CapacityError, UnsatisfiableLabelError) as exc:
                 yield index, misses, exc
                 return

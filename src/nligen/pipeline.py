@@ -21,16 +21,14 @@ workers, K shards concatenated, or a cluster.
 
 from __future__ import annotations
 
-import gc
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .engine import Engine, Item, SideFilter, young_collections_rarer
+from .engine import Engine, Item, SideFilter
 from .records import RecordEncoder, head_value, make_record, wants_seen
 from .rng import StablePermutation
-from .writers import GENERIC_TSV, TsvFormat, tsv_cell
+from .writers import TsvFormat, tsv_cell
 
 CHUNK = 5_000           # items a worker builds in one piece
 AUDIT_SAMPLE = 10_000   # problems the dataset card's audit reads (all of a smaller set)

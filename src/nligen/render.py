@@ -279,14 +279,8 @@ class CompiledText:
         if self._fast is not None:
             try:
                 return self._fast(context)
-            except RenderError as exc:
-                if exc.where:
-                    raise
-                raise RenderError(exc.what, self.where) from None
-            except SecurityError as exc:
-                raise RenderError(f"forbidden operation: {exc}", self.where) from None
             except Exception as exc:
-                raise RenderError(f"{type(exc).__name__}: {exc}", self.where) from None
+                self._raise(exc)
         try:
             chunks, length = [], 0
             for chunk in self.template.generate(context):

@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from .engine import Engine, Item, Variant, iter_units
 from .errors import SplitError, UsageError
 from .pipeline import Part, Source, SplitItem
-from .records import SEEN_UNSEEN, SINGLE_SPLIT
+from .records import SINGLE_SPLIT
 from .rng import StableRng, stable_int
 
 SPLITS = ("augmentation", "pattern", "lexical")

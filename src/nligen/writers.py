@@ -14,8 +14,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from itertools import chain, islice
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 from .errors import UsageError
 
@@ -58,18 +57,6 @@ def tsv_cell(value: Any) -> str:
         return "true" if value else "false"
     text = str(value)
     return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")
-
-
-def iter_tsv(records: Iterable[Mapping[str, Any]], fmt: TsvFormat) -> Iterator[str]:
-    """TSV lines (header first). Columns may depend on the records, so the first 1,000
-    are looked at before the header is written."""
-    it = iter(records)
-    head = list(islice(it, 1000))
-    cols = fmt.columns(head)
-    yield "\t".join(cols) + "\n"
-    for rec in chain(head, it):
-        row = fmt.row(rec)
-        yield "\t".join(tsv_cell(row.get(c)) for c in cols) + "\n"
 
 
 def is_dir_target(path: str | os.PathLike) -> bool:
@@ -259,13 +246,18 @@ def _umask() -> int:
     return mask
 
 
-def write_file_atomically(path: Path, content: Content) -> None:
+def check_file_target(path: Path) -> None:
+    """A file path to write to, not a folder (a user error, said in one line)."""
     try:
         is_dir = path.is_dir()
     except OSError as exc:
         raise UsageError(f"cannot write: {exc.strerror}", str(path)) from None
     if is_dir:
         raise UsageError("is a folder (end the path with / to write per-split files)", str(path))
+
+
+def write_file_atomically(path: Path, content: Content) -> None:
+    check_file_target(path)
     write_files_atomically(path.parent if str(path.parent) else Path("."), {path.name: content})
 
 
