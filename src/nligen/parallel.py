@@ -2,8 +2,8 @@
 
 A run's units depend on each other only through the dedup set: which filling a cell
 walks to next depends on its own walk, and a unit is dropped when its pairs came
-before. So each worker process takes a share of the cells and finds *their* units as
-if every unit were kept (:meth:`Engine.cell_stream`), builds them (items, pair checks,
+before. So each worker process (and this one, for a small share) takes a share of the
+cells and finds *their* units as if every unit were kept (:meth:`Engine.cell_stream`), builds them (items, pair checks,
 records, each line without its index) and sends them here. This process takes the units
 in plan order (:meth:`Engine.accept`): a unit whose pairs came before is searched on
 here, exactly as one process searches, and the worker's next unit starts where that
@@ -32,6 +32,7 @@ from .pipeline import Job, Piece, SplitItem, Tally, pieces_of
 from .records import head_value, make_record, wants_seen
 
 AHEAD = 2  # blocks asked for beyond the one being taken
+OWN_SHARE = 0.15  # this process's weight in sharing out the cells (a worker's: 1)
 
 
 def produce(job: Job, workers: int = 1) -> Iterator[Piece]:
@@ -87,14 +88,24 @@ class _Workers:
         self.owners: dict[int, list[int]] = {}  # part -> owner of each cell
 
     def assign(self, part: int, cells: int) -> None:
-        """Cells to workers in turn."""
-        self.owners[part] = [c % self.count for c in range(cells)]
+        """Cells to workers in turn, each to the one with the least work for its weight;
+        this process (-1) takes a small share too (it waits for the workers a quarter of
+        its time)."""
+        load = [0.0] * (self.count + 1)  # 0: this process
+        weight = [OWN_SHARE] + [1.0] * self.count
+        owners = []
+        for _ in range(cells):
+            k = min(range(self.count + 1), key=lambda i: ((load[i] + 1) / weight[i], -i))
+            load[k] += 1
+            owners.append(k - 1)
+        self.owners[part] = owners
 
     def ask(self, part: int, counts: dict[int, int], build: bool) -> None:
         shares: dict[int, dict[int, int]] = {}
         owners = self.owners[part]
         for c, k in counts.items():
-            shares.setdefault(owners[c], {})[c] = k
+            if owners[c] >= 0:
+                shares.setdefault(owners[c], {})[c] = k
         for w, share in shares.items():
             self.inboxes[w].put((part, share, build))
             self.asked[w] += 1
@@ -118,6 +129,11 @@ class _Workers:
         """Cell c's candidates, as its worker sent them (asked for more when none are
         left)."""
         w = self.owners[part][c]
+        if w < 0:  # found here
+            local = _candidates(self.job, self.job.source.parts[part], cells, c)
+            next(local)
+            while True:
+                yield local.send(build[0])
         buffer = self.buffers.setdefault((part, c), deque())
         while True:
             while not buffer:
