@@ -270,11 +270,17 @@ def cmd_audit(args) -> int:
     )
     from .writers import write_stdout
 
-    if args.plot:
-        require_matplotlib()  # fail before the work, not after it
+    plot = args.plot
+    if plot:
+        try:
+            require_matplotlib()  # known before the work, not after it
+        except UsageError as exc:  # the report still prints; only the figure is missing
+            print(f"warning: {exc.where}: {exc.what}; the report is written without it",
+                  file=sys.stderr)
+            plot = None
     result = audit(args.path)
-    if args.plot:
-        plot_artifacts(result, args.plot)
+    if plot:
+        plot_artifacts(result, plot)
     if args.json:
         emit(json_report(result))
     else:

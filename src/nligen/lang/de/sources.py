@@ -22,7 +22,7 @@ _NOT_COMMON = ("Vorname", "Nachname", "Toponym", "Eigenname", "Abkürzung", "Aff
 
 
 def _missing(what: str) -> LexiconError:
-    return LexiconError(f"{what} is not installed; install it with: pip install 'nligen[de]'")
+    return LexiconError(f"{what} is not installed (it comes with nligen): pip install {what}")
 
 
 def german_nouns_csv() -> Path:
