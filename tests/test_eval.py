@@ -34,11 +34,22 @@ def write_jsonl(path: Path, rows) -> Path:
     return path
 
 
-def run_eval(capsys, gold: Path, pred: Path) -> dict:
+CONSISTENCY = ("consistency", "consistent", "n_groups")
+
+
+def run_eval(capsys, gold: Path, pred: Path, accuracy_only: bool = True) -> dict:
+    """gen eval --json's result; with ``accuracy_only``, the grouping tables without their
+    consistency columns (test_consistency_over_contrast_groups tests those)."""
     assert main(["eval", "--gold", str(gold), "--pred", str(pred), "--json"]) == 0
     out = capsys.readouterr().out
     assert len(out.splitlines()) == 1, "--json prints one object"
-    return json.loads(out)
+    result = json.loads(out)
+    if accuracy_only:
+        for table in result["groups"].values():
+            for entry in table.values():
+                for key in CONSISTENCY:
+                    entry.pop(key, None)
+    return result
 
 
 def stats(correct: int, n: int) -> dict:
@@ -327,3 +338,40 @@ def test_groups_partition_the_items(items):
         assert result["delta"] is None
     report = markdown_report(result)
     assert f"| all | {100 * correct / len(items):.2f} | {correct} | {len(items)} |" in report
+
+
+def test_consistency_over_contrast_groups(wogli_gold, tmp_path, capsys):
+    """Every record has a group (a WOGLI premise's hypotheses share one); consistency is
+    the share of groups with every member right: 0 when one member of every group is
+    wrong, 1 when all are right; per grouping, over the members with that value."""
+    records = read_jsonl(wogli_gold)
+    groups = Counter(r["group"] for r in records)
+    assert all(r.get("group") for r in records) and set(groups.values()) == {2}
+    first = set()
+    preds = []
+    for r in records:
+        label = r["label"]
+        if r["group"] not in first:  # one member of every group wrong
+            first.add(r["group"])
+            label = "entailment" if label == "non-entailment" else "non-entailment"
+        preds.append({"id": r["id"], "label": label})
+    result = run_eval(capsys, wogli_gold, write_jsonl(tmp_path / "p.jsonl", preds),
+                      accuracy_only=False)
+    assert result["accuracy"] == 0.5
+    assert (result["consistency"], result["consistent"], result["n_groups"]) == (
+        0.0, 0, len(groups))
+    assert all(e["consistency"] == 0.0 for e in result["groups"]["set"].values())
+    right = [{"id": r["id"], "label": r["label"]} for r in records]
+    result = run_eval(capsys, wogli_gold, write_jsonl(tmp_path / "r.jsonl", right),
+                      accuracy_only=False)
+    assert result["consistency"] == 1.0 and result["n_groups"] == len(groups)
+    assert main(["eval", "--gold", str(wogli_gold), "--pred", str(tmp_path / "p.jsonl")]) == 0
+    report = capsys.readouterr().out
+    assert f"| all | 50.00 | {len(records) // 2} | {len(records)} | 0.00 | 0 | {len(groups)} |" \
+        in report
+    # gold without groups: no consistency
+    plain = write_jsonl(tmp_path / "g.jsonl", [{k: v for k, v in r.items() if k != "group"}
+                                                for r in records])
+    result = run_eval(capsys, plain, tmp_path / "r.jsonl", accuracy_only=False)
+    assert result["consistency"] is None
+    assert "consistency" not in result["groups"]["set"]["wogli"]

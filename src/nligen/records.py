@@ -9,6 +9,7 @@ several times faster than encoding a fresh dict per record and gives the same by
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -27,7 +28,17 @@ except ImportError:  # pragma: no cover - other Pythons
 # Record keys written before an item's own fields; an item field of the same name takes
 # the earlier key's place (dict semantics), which the fast encoder leaves to make_record.
 HEAD_KEYS = frozenset({"id", "family", "template", "premise", "hypothesis", "label", "split",
-                       "seen", "set", "hypothesis_type"})
+                       "seen", "group", "set", "hypothesis_type"})
+
+
+def group_id(item: Item) -> str:
+    """The item's contrast group (Gardner et al. 2020): the items of one template and
+    variant whose slots, time expressions aside, are the same share it: a WOGLI premise's
+    hypotheses; a Jamp sentence under different time expressions and labels. A digest, so
+    that it is the same however the set is made (workers, shards)."""
+    parts = [item.template.id, item.variant.name or ""]
+    parts += [f"{slot}={key}" for slot, key in item.content_key]
+    return hashlib.blake2b("\x1f".join(parts).encode("utf-8"), digest_size=8).hexdigest()
 
 
 def wants_seen(split: str, seen: bool | None, split_name: str | None) -> bool:
@@ -48,6 +59,7 @@ def _record_head(family: str, index: int, item: Item, split: str, seen: bool | N
     }
     if wants_seen(split, seen, split_name):
         rec["seen"] = bool(seen)
+    rec["group"] = group_id(item)
     if t.variants is not None:
         rec[t.variants.field] = item.variant.name
     if item.hypothesis.set != "default":
@@ -134,7 +146,7 @@ class RecordEncoder:
         # else, and the objects the key's ids stand for (kept, so an id stays theirs)
         self._pieces: dict[tuple, tuple[str, str, str, str | None, tuple]] = {}
         self._read: dict[str, str] = {}  # slot -> '"slot": {"text": ' (rationale)
-        self._last_unit: tuple = (None, None, "", "")
+        self._last_unit: tuple = (None, None, "", "", "")
 
     def _const(self, value: Any) -> str:
         out = self._text.get(value)
@@ -150,36 +162,36 @@ class RecordEncoder:
         t, h = item.template, item.hypothesis
         after_id = (f'", "family": {_encode_text(self.family)}, "template": {_ENCODE(t.id)}, '
                     '"premise": ')
-        head = [f', "label": {_ENCODE(item.label)}, "split": {_ENCODE(split)}']
+        head = f', "label": {_ENCODE(item.label)}, "split": {_ENCODE(split)}'
         if wants_seen(split, seen, self.split_name):
-            head.append(', "seen": true' if seen else ', "seen": false')
-        variant_field = None
-        if t.variants is not None:
+            head += ', "seen": true' if seen else ', "seen": false'
+        variant_field = variant_key = variant = None
+        if t.variants is not None:  # after the group: its key, and the variant's name
             variant_field = t.variants.field
-            head.append(f", {_ENCODE(variant_field)}: ")
-            head.append(_ENCODE(item.variant.name))
+            variant_key = f", {_ENCODE(variant_field)}: "
+            variant = _ENCODE(item.variant.name)
         tail = []
         if h.set != "default":
             tail.append(f', "set": {_ENCODE(h.set)}')
         if h.type:
             tail.append(f', "hypothesis_type": {_ENCODE(h.type)}')
         rule = f'}}, "rationale": {{"rule": {_ENCODE(h.rule.describe())}'
-        hit = (after_id, "".join(head[:-1]) if variant_field else "".join(head),
-               head[-1] if variant_field else "", "".join(tail), rule, variant_field,
+        hit = (after_id, head, variant_key, variant, "".join(tail), rule, variant_field,
                (item.hypothesis, item.variant))
         self._pieces[key] = hit
         return hit
 
-    def _unit_pieces(self, item: Item) -> tuple[str, str]:
-        """The encoded premise and ``slots`` of the item's unit: its items share both
-        objects, so they are encoded once per unit."""
+    def _unit_pieces(self, item: Item) -> tuple[str, str, str]:
+        """The encoded premise, ``slots`` and group of the item's unit: its items share
+        the objects they come from, so they are encoded once per unit."""
         last = self._last_unit
         if last[0] is item.filling and last[1] is item.premise:
-            return last[2], last[3]
+            return last[2], last[3], last[4]
         slots = ", ".join([v.slot_json(name) for name, v in item.filling.items()])
         premise = _encode_text(item.premise)
-        self._last_unit = (item.filling, item.premise, premise, slots)
-        return premise, slots
+        group = f', "group": "{group_id(item)}"'
+        self._last_unit = (item.filling, item.premise, premise, slots, group)
+        return premise, slots, group
 
     def _read_prefix(self, slot: str) -> str:
         out = self._read.get(slot)
@@ -192,14 +204,18 @@ class RecordEncoder:
         if fields and not HEAD_KEYS.isdisjoint(fields):
             return _ENCODE(make_record(self.family, index, item, split, seen,
                                        self.split_name)) + "\n"
-        after_id, head, variant, tail, rule, variant_field, _ = self._pieces_of(item, split, seen)
+        (after_id, head, variant_key, variant, tail, rule, variant_field,
+         _) = self._pieces_of(item, split, seen)
         if variant_field is not None and variant_field in fields:
             # the item's own field of that name takes the variant's place (dict semantics)
             variant = _ENCODE(fields[variant_field])
             fields = {k: v for k, v in fields.items() if k != variant_field}
-        premise, slots = self._unit_pieces(item)
+        premise, slots, group = self._unit_pieces(item)
         parts = [self._id_prefix, f"{index:06d}", after_id, premise, ', "hypothesis": ',
-                 _encode_text(item.text), head, variant, tail]
+                 _encode_text(item.text), head, group]
+        if variant_key is not None:
+            parts += [variant_key, variant]
+        parts.append(tail)
         const = self._const
         for key, value in fields.items():
             parts.append(f", {const(key)}: "

@@ -455,6 +455,8 @@ def _record(index: int, t: Transformation, pair: str, premise: str, hypothesis: 
         "label": t.new_label(label) if applicable else label,
         "label_original": label,
         "split": "all",
+        # the contrast group: the transformed versions of one input row
+        "group": f"stress-line-{line}",
         "transform": t.id,
         "pair": pair,
         "applicable": applicable,

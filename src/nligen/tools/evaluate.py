@@ -56,6 +56,7 @@ class GoldItem:
     id: str | None
     label: str
     fields: dict[str, Any] = field(default_factory=dict)
+    group: str | None = None  # the record's contrast group (``group``), if it has one
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -144,10 +145,16 @@ def read_gold(path: str | os.PathLike) -> list[GoldItem]:
                                  f"{seen_ids[item_id]})", where)
             seen_ids[item_id] = number
         fields = {k: record[k] for k in GROUPINGS[1:] if k in record}
-        items.append(GoldItem(number, item_id, label, fields))
+        items.append(GoldItem(number, item_id, label, fields, _group(record.get("group"))))
     if not items:
         raise InputError("no gold records", name)
     return items
+
+
+def _group(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 # TSV columns that carry a grouping field under another name (Jamp's released columns)
@@ -192,7 +199,7 @@ def _read_gold_tsv(path: str | os.PathLike) -> list[GoldItem]:
                 if key == "seen" and value is not None:
                     value = {"true": True, "false": False}.get(value.lower(), value)
                 fields[key] = value
-        items.append(GoldItem(number, item_id, label, fields))
+        items.append(GoldItem(number, item_id, label, fields, _group(row.get("group"))))
     if not items:
         raise InputError("no gold records", name)
     return items
@@ -310,6 +317,14 @@ def _stats(correct: int, n: int) -> dict[str, Any]:
     return {"accuracy": correct / n, "correct": correct, "n": n}
 
 
+def _consistency(members: Mapping[str, list[int]]) -> dict[str, Any]:
+    """Over contrast groups (group -> its members' hits): the share with every member
+    right (Gardner et al. 2020's consistency)."""
+    consistent = sum(1 for hits in members.values() if all(hits))
+    return {"consistency": consistent / len(members) if members else None,
+            "consistent": consistent, "n_groups": len(members)}
+
+
 def _scheme(gold: list[GoldItem], predicted: list[tuple[str, str]],
             gold_name: str) -> tuple[str, ...]:
     """Two-way when non-entailment occurs and the gold has no neutral / contradiction."""
@@ -336,7 +351,10 @@ def evaluate(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> dict
     ``groups``: grouping name -> value -> ``{"accuracy", "correct", "n"}``; ``delta``:
     seen minus unseen accuracy (None without both); ``confusion``: gold label ->
     predicted label -> count; ``labels``, ``scheme`` and ``collapsed`` (predictions turned
-    into non-entailment)."""
+    into non-entailment). When the gold records have ``group`` (contrast groups), also
+    ``consistency`` (the share of groups whose every member is right), ``consistent``
+    and ``n_groups``, overall and in each grouping's entries (over the members with that
+    value); otherwise these are None (and absent from the entries)."""
     gold_name, pred_name = os.fspath(gold_path), os.fspath(pred_path)
     gold = read_gold(gold_path)
     predicted = read_predictions(pred_path, gold, gold_name)
@@ -351,20 +369,36 @@ def evaluate(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> dict
 
     present = [name for name in GROUPINGS[1:] if any(name in g.fields for g in gold)]
     counts: dict[str, dict[str, list[int]]] = {name: {} for name in ("label", *present)}
+    # contrast groups: overall, and within each value of each grouping (a group's members
+    # with that value)
+    grouped = any(g.group is not None for g in gold)
+    members: dict[str, list[int]] = {}
+    members_by: dict[str, dict[str, dict[str, list[int]]]] = {name: {} for name in counts}
     confusion = {g: {p: 0 for p in labels} for g in labels}
     correct_total = 0
     for item, pred in zip(gold, preds):
         hit = int(item.label == pred)
         correct_total += hit
         confusion[item.label][pred] += 1
+        # a record without a group is a group of its own
+        group = item.group if item.group is not None else f"\x00line {item.line}"
+        if grouped:
+            members.setdefault(group, []).append(hit)
         for name, table in counts.items():
             value = item.label if name == "label" else item.fields.get(name, _MISSING)
-            cell = table.setdefault(_group_key(name, value), [0, 0])
+            key = _group_key(name, value)
+            cell = table.setdefault(key, [0, 0])
             cell[0] += hit
             cell[1] += 1
+            if grouped:
+                members_by[name].setdefault(key, {}).setdefault(group, []).append(hit)
 
     groups = {name: {key: _stats(*table[key]) for key in _order(name, list(table), labels)}
               for name, table in counts.items()}
+    if grouped:
+        for name, table in groups.items():
+            for key, stats in table.items():
+                stats.update(_consistency(members_by[name][key]))
     seen = groups.get("seen", {})
     delta = (seen["seen"]["accuracy"] - seen["unseen"]["accuracy"]
              if "seen" in seen and "unseen" in seen else None)
@@ -373,6 +407,8 @@ def evaluate(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> dict
             "scheme": "two-way" if labels == TWO_WAY else "three-way",
             "labels": list(labels), "collapsed": collapsed,
             "delta": delta, "delta_definition": DELTA_DEFINITION,
+            **(_consistency(members) if grouped else
+               {"consistency": None, "consistent": None, "n_groups": None}),
             "groups": groups, "confusion": confusion}
 
 
@@ -392,33 +428,45 @@ def _pct(value: float) -> str:
     return f"{100 * value:.2f}"
 
 
-def _row(name: str, stats: Mapping[str, Any]) -> str:
-    return (f"| {_cell(name)} | {_pct(stats['accuracy'])} | {stats['correct']} | "
-            f"{stats['n']} |")
+def _row(name: str, stats: Mapping[str, Any], grouped: bool = False) -> str:
+    row = (f"| {_cell(name)} | {_pct(stats['accuracy'])} | {stats['correct']} | "
+           f"{stats['n']} |")
+    if grouped:
+        row += (f" {_pct(stats['consistency'])} | {stats['consistent']} | "
+                f"{stats['n_groups']} |")
+    return row
 
 
 def markdown_report(result: Mapping[str, Any]) -> str:
     """The result of :func:`evaluate` as Markdown: an overview in the layout of Jamp's
     table 8 (all, seen, unseen, Δ), one table per grouping (WOGLI's table 3 is the
     ``set`` and ``hypothesis type`` tables) and the confusion matrix. Accuracy in %."""
-    head = "| {} | accuracy (%) | correct | n |\n|---|---:|---:|---:|"
+    grouped = result.get("consistency") is not None
+    head = "| {} | accuracy (%) | correct | n |" + (
+        " consistency (%) | consistent | groups |" if grouped else "") + (
+        "\n|---|---:|---:|---:|" + ("---:|---:|---:|" if grouped else ""))
     out = [f"# Accuracy of {_cell(result['predictions'])} on {_cell(result['gold'])}", "",
-           head.format(""), _row("all", result)]
+           head.format(""), _row("all", result, grouped)]
     seen = result["groups"].get("seen", {})
     for key in ("seen", "unseen"):
         if key in seen:
-            out.append(_row(key, seen[key]))
+            out.append(_row(key, seen[key], grouped))
     if result["delta"] is not None:
-        out.append(f"| Δ (seen − unseen) | {_pct(result['delta'])} | | |")
+        out.append(f"| Δ (seen − unseen) | {_pct(result['delta'])} | | |"
+                   + (" | | |" if grouped else ""))
     out.append("")
     note = f"Labels: {result['scheme']} ({', '.join(result['labels'])})."
+    if grouped:
+        note += (" Consistency: the share of contrast groups (records with the same "
+                 "`group`) whose every member is right; in a table, of the members with "
+                 "that value.")
     if result["collapsed"]:
         note += (f" {result['collapsed']} three-way predictions (neutral, contradiction) "
                  "were counted as non-entailment, as WOGLI does.")
     out += [note, ""]
     for name, table in result["groups"].items():
         out += [f"## By {_TITLES.get(name, name)}", "", head.format(_TITLES.get(name, name))]
-        out += [_row(key, stats) for key, stats in table.items()]
+        out += [_row(key, stats, grouped) for key, stats in table.items()]
         out.append("")
     labels = result["labels"]
     out += ["## Confusion matrix (rows: gold, columns: predicted)", "",
