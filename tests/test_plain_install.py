@@ -95,6 +95,11 @@ def test_every_subcommand_works_after_the_plain_install(plain, tmp_path):
     first = (cwd / "w" / "all.jsonl").read_text(encoding="utf-8").splitlines()[0]
     (cwd / "gold.jsonl").write_text(first + "\n", encoding="utf-8")
     gen(plain, "eval", "--gold", "gold.jsonl", "--pred", "pred.jsonl", cwd=cwd)
+    # exports for the evaluation harnesses
+    gen(plain, "export", "llm-jp-eval", "w/", "-q", "-o", "w.json", cwd=cwd)
+    gen(plain, "export", "lm-eval", "w/", "-q", "-o", "lm/", cwd=cwd)
+    assert (cwd / "lm" / "w.yaml").is_file() and json.loads(
+        (cwd / "w.json").read_text(encoding="utf-8"))["samples"]
     # stress transformations of an NLI file
     (cwd / "nli.tsv").write_text(NLI, encoding="utf-8")
     gen(plain, "stress", "nli.tsv", "-q", "-o", "stress.jsonl", cwd=cwd)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .card import DEFAULT_CARD_TABLES, dataset_card
 from .engine import Engine, Selection, describe_variants
+from .plans import BALANCES, CellQuota
 from .errors import SplitError, UsageError
 from .lexicon import LexiconSet
 from .parallel import produce
@@ -95,6 +96,10 @@ class Dataset:
                 for name, lex in self.lexicon_set.used.items()}
         manifest["counts"] = tally.manifest_counts()
         manifest["totals"] = tally.totals()
+        if self.source.excluded or "match_cells" in manifest:  # what the set is made again
+            # from: the excluded pairs the run met (pipeline.WatchedSet)
+            hits = tally.excluded_hits | self.source.hits
+            manifest["excluded_hits"] = [f"{h:016x}" for h in sorted(hits)]
         return manifest
 
     @property
@@ -174,6 +179,7 @@ class Dataset:
                 done += count
                 if progress is not None:
                     progress(done)
+            tally.excluded_hits |= self.source.hits
             digests = out.digests()
             manifest = self._manifest(tally)
             manifest["format"] = fmt
@@ -237,11 +243,17 @@ class Dataset:
 
 
 def _chunks(fh, size: int = 1 << 20) -> Iterator[str]:
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()  # a block may end inside a character
     while True:
         block = fh.read(size)
         if not block:
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                yield tail
             return
-        yield block.decode("utf-8")
+        yield decoder.decode(block)
 
 
 def check_workers(workers: Any) -> None:
@@ -322,13 +334,16 @@ def merge(folders: Sequence[str | Path], output: str | Path) -> list[Path]:
                             out.write_bytes(name, block)
         digests = out.digests()
         manifest = {k: v for k, v in first.items()
-                    if k not in ("lexicons", "counts", "totals", "format", "files", "shard")}
+                    if k not in ("lexicons", "counts", "totals", "excluded_hits", "format",
+                                 "files", "shard")}
         lexicons: dict[str, Any] = {}
         for _, _, m in shards:
             lexicons.update(m.get("lexicons") or {})
         manifest["lexicons"] = dict(sorted(lexicons.items()))
         manifest["counts"] = tally.manifest_counts()
         manifest["totals"] = tally.totals()
+        if "excluded_hits" in first:
+            manifest["excluded_hits"] = [f"{h:016x}" for h in sorted(tally.excluded_hits)]
         manifest["format"] = fmt
         per_split = tally.records_per_split()
         manifest["files"] = {f"{s}.{ext}": {"records": per_split[s],
@@ -365,12 +380,23 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
              tsv_formats: Mapping[str, TsvFormat] | None = None,
              variant_option: str = "--variant",
              time_formats: Sequence[str] | None = None,
-             time_spans: Sequence[str] | None = None) -> Dataset:
+             time_spans: Sequence[str] | None = None,
+             balance: str = "cell",
+             quotas: Sequence[CellQuota] | None = None,
+             excluded: frozenset[int] | None = None,
+             provenance: Mapping[str, Any] | None = None) -> Dataset:
     """Generate a dataset from templates and lexicons.
 
     ``n`` is the number of problems (pairs); by default the family's
     ``default_units_per_variant`` units of every selected variant. ``sets`` selects
     hypothesis sets (default: the family's ``default_set``, else all).
+
+    ``balance``: "cell" (every (template, label) cell alike) or "label" (labels alike
+    overall, templates weighted; :mod:`nligen.plans`). ``quotas``: the problems of
+    each cell (a matched set; then ``n`` is their sum). ``excluded``: pair
+    fingerprints (:func:`nligen.rng.pair_fingerprint`) no problem may equal; the
+    manifest keeps those the run met. ``provenance``: more manifest entries (what a
+    matched set was matched to).
     """
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise UsageError(f"must be an integer (got {seed!r})", "--seed")
@@ -380,11 +406,23 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     lexicon_set = lexicon_set_for(lexicons, template_set)
     if not sets and fam.get("default_set"):
         sets = [fam["default_set"]]
+    if balance not in BALANCES:
+        raise UsageError(f"unknown balance {balance!r} (known: {', '.join(BALANCES)})",
+                         "--balance")
+    if quotas is not None and (split is not None or balance != "cell"):
+        raise UsageError("a matched set has its own composition: no --split, no --balance",
+                         "--match")
     selection = Selection(sets=sets, variants=variants, templates=template_ids,
                           variant_option=variant_option, time_formats=time_formats,
-                          time_spans=time_spans)
+                          time_spans=time_spans, balance=balance,
+                          quotas=list(quotas) if quotas is not None else None)
     engine = Engine(template_set, lexicon_set, seed, selection)
     cells = engine.cells()
+    matched = engine.planned_pairs(cells)
+    if matched is not None:
+        if n is not None and n != matched:
+            raise UsageError(f"a matched set has {matched} problems (got --n {n})", "--n")
+        n = matched
     if n is None:
         units = engine.default_units_per_cell()
         n = sum(c.pairs_per_unit for c in cells) * units
@@ -404,12 +442,14 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
             restricted = Selection(
                 sets=sets, variants=variants, templates=chosen, variant_option=variant_option,
                 time_formats=_narrow(selection.time_formats, time_formats),
-                time_spans=_narrow(selection.time_spans, time_spans))
+                time_spans=_narrow(selection.time_spans, time_spans), balance=balance)
             return Engine(template_set, lexicon_set, seed, restricted, filling_filter)
 
         source = generate_restricted(make_engine, seed, n, options)
     else:
         source = generate_with_split(engine, n, options)
+    if excluded:
+        source.excluded = frozenset(excluded)
     source.check()
     family_name = family or fam.get("name") or engine.templates[0].family
     manifest = {
@@ -423,8 +463,12 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
         "seed": seed,
         "n": n,
         "split": split,
+        "balance": balance if quotas is None else "match",
+        **(dict(provenance) if provenance else {}),
         "templates": _template_hashes(engine, template_set),
     }
+    if quotas is not None:  # the composition, so that the set can be made again from it
+        manifest["match_cells"] = [q.as_json() for q in quotas]
     recipe = None
     if _plain_paths(templates) and (lexicons is None or _plain_paths(lexicons)):
         recipe = (generate, dict(
@@ -432,7 +476,8 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
             variants=variants, template_ids=template_ids, split=split,
             split_options=split_options, family=family, command=command,
             arguments=arguments, tsv_formats=tsv_formats, variant_option=variant_option,
-            time_formats=time_formats, time_spans=time_spans))
+            time_formats=time_formats, time_spans=time_spans, balance=balance, quotas=quotas,
+            excluded=excluded, provenance=provenance))
     return Dataset(family_name, source, split, manifest, dict(fam), dict(tsv_formats or {}),
                    seed, recipe, lexicon_set=lexicon_set)
 

@@ -204,6 +204,28 @@ def _loading(manifest: Mapping[str, Any], ext: str) -> list[str]:
             "```"]
 
 
+def _balance(manifest: Mapping[str, Any]) -> list[str]:
+    """How the problems were shared out over the templates and labels (manifest
+    ``balance``; a matched set's file)."""
+    balance = manifest.get("balance")
+    if balance == "cell":
+        return ["Balance (`--balance cell`): every (template, label) cell has the same number "
+                "of problems, within one.", ""]
+    if balance == "label":
+        return ["Balance (`--balance label`): the labels are equal overall, within one; the "
+                "templates are weighted so that each template's labels stay balanced where "
+                "the selected templates allow it.", ""]
+    match = manifest.get("match")
+    if balance == "match" and isinstance(match, Mapping):
+        excluded = [f"`{e['file']}`" for e in manifest.get("exclude") or ()]
+        return [f"Composition (`--match`): the same number of problems per cell as "
+                f"`{match['file']}` (sha256 `{str(match['sha256'])[:16]}…`, "
+                f"{match['problems']} problems, {match['cells']} cells); no problem equals a "
+                f"(premise, hypothesis) pair of it" + (f" or of {', '.join(excluded)}"
+                                                     if excluded else "") + ".", ""]
+    return []
+
+
 def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any], ext: str,
                  tally: Tally, total: int) -> str:
     """The card of a set of ``total`` problems, from its manifest and the tally of its
@@ -216,6 +238,7 @@ def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
               + (f" with `{manifest['command']}`" if manifest.get("command") else "") + ".", ""]
     if fam.get("description"):
         lines += [str(fam["description"]).strip(), ""]
+    lines += _balance(manifest)
     lines += _contents(manifest, labels, tally.card_seen(), tally.card_by())
     lines += ["## Files", ""]
     for name, info in manifest.get("files", {}).items():

@@ -94,6 +94,8 @@ def cmd_wogli(args, argv) -> int:
     if not (args.sets and "all" in args.sets):
         _finish(wogli_dataset(args, argv), args)
         return 0
+    if args.match:
+        raise UsageError("a WOGLI file is matched within one set: give --set S", "--match")
     options = wogli_options(args, argv)
     if len(args.sets) > 1:
         raise UsageError("'all' cannot be combined with other sets", "--set")
@@ -248,6 +250,22 @@ def _list_jamp(as_json: bool) -> None:
              f"{r['category']}")
 
 
+def cmd_export(args) -> int:
+    from .tools.export import export
+
+    summary = export(args.harness, args.src, args.output, split=args.split,
+                     few_shots=args.few_shots, by=args.by, name=args.name,
+                     data_path=args.data_path)
+    if not args.quiet:
+        if args.harness == "llm-jp-eval":
+            print(f"wrote {summary['samples']} samples ({summary['split']} split) and "
+                  f"{summary['few_shots']} few-shot examples to {args.output}", file=sys.stderr)
+        else:
+            print(f"wrote task group {summary['task']} ({len(summary['subtasks'])} subtasks, "
+                  f"{summary['split']} split) to {args.output}", file=sys.stderr)
+    return 0
+
+
 def cmd_eval(args) -> int:
     from .tools.evaluate import evaluate, markdown_report
     from .writers import write_stdout
@@ -384,6 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_lexicon(args)
         if args.command == "audit":
             return cmd_audit(args)
+        if args.command == "export":
+            return cmd_export(args)
         if args.command == "eval":
             return cmd_eval(args)
         if args.command == "verify":

@@ -89,4 +89,7 @@ def build_range(spec: dict, start: int, stop: int) -> list[Piece]:
     sample = audit_sample(len(ds), ds.seed) if spec["sampled"] else None
     tally = Tally(spec["card_fields"], sample, spec["full"])
     job = Job(ds.source, formatter, start, stop, spec["per_split"], tally, spec["firsts"])
-    return [piece for _, piece in pieces_of(job)]
+    pieces = [piece for _, piece in pieces_of(job)]
+    if pieces:  # the excluded pairs met on the way (pipeline.WatchedSet)
+        pieces[-1][1].excluded_hits.update(ds.source.hits)
+    return pieces

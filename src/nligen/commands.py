@@ -47,6 +47,7 @@ def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
                         "a quarter of the patterns, chosen by seed)")
     p.add_argument("--test-lemmas", type=float, default=None, metavar="F",
                    help="with --split lexical: share of verbs/nouns reserved for test (0.3)")
+    _add_balance_option(p)
     p.add_argument("--format", default="jsonl", metavar="FMT", help=formats)
     p.add_argument("-o", "--output", default=None, metavar="PATH",
                    help="FILE, or DIR/ for one file per split + manifest.json + README.md "
@@ -54,6 +55,25 @@ def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar and no summary on stderr")
     _add_run_options(p)
+
+
+def _add_balance_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--balance", choices=["cell", "label"], default="cell",
+                   help="cell (default): every (template, label) cell gets the same number "
+                        "of problems, as the Jamp paper does; label: the labels are equal "
+                        "overall (within one), templates weighted so that each template's "
+                        "labels stay balanced where they can")
+
+
+def _add_match_options(p: argparse.ArgumentParser, cells: str) -> None:
+    p.add_argument("--match", default=None, metavar="FILE",
+                   help=f"make a fresh set with the composition of FILE: {cells}; no "
+                        "problem equals a (premise, hypothesis) pair of FILE. The manifest "
+                        "records FILE's SHA-256 and the cells, and gen verify makes the set "
+                        "again from them")
+    p.add_argument("--exclude", action="extend", nargs="+", default=None, metavar="FILE",
+                   help="with --match: no problem equals a pair of these files either (TSV "
+                        "with premise and hypothesis columns, or JSONL)")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -99,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--set", action="append", metavar="S", dest="sets",
                    help="hypothesis set (default wogli; repeatable); 'all' writes each of "
                         "the paper's five sets into its own folder under -o DIR/")
+    _add_match_options(w, "a file in WOGLI's format (premise, hypothesis, label 1 / 2, "
+                       "pattern), matched per (pattern, label) within one --set")
     _add_generation_options(w, "jsonl (default), wogli-tsv (WOGLI's columns, label 1 = "
                             "non-entailment, 2 = entailment) or tsv")
 
@@ -133,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "intervals 1-3; Jamp appendix C)")
     j.add_argument("--n", type=_int, default=None, metavar="N",
                    help="number of problems to write; default: the family's size")
+    _add_balance_option(j)
+    _add_match_options(j, "a file in Jamp's released TSV format (num premise hypothesis "
+                       "gold_label template_num time_format time_span category), matched "
+                       "per (template_num, gold_label, time_format, time_span)")
     j.add_argument("--seed", type=_int, default=0, metavar="S",
                    help="random seed (default 0); same seed + arguments + version = same bytes")
     j.add_argument("--split", choices=["iid", "fragment_easy", "fragment_hard", "format_easy",
@@ -321,6 +347,44 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the folder to write (made if missing)")
     mg.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
+    ex = sub.add_parser("export", help="a generated folder as llm-jp-eval data or "
+                        "lm-evaluation-harness tasks",
+                        description="Export a folder written with -o DIR/ (JSONL) for an "
+                        "evaluation harness. llm-jp-eval: one JSON file in its common "
+                        "evaluation format (instruction, output_length, metrics exact_match, "
+                        "few_shots from train when the folder has a train split, samples of "
+                        "input '前提：…\\n仮説：…' and output label), worded as llm-jp-eval's "
+                        "NLI datasets, in the family's language. lm-eval: a folder for "
+                        "lm_eval --include_path: one multiple-choice task per fragment "
+                        "(jamp), pattern (wogli), transformation (stress) or template (other "
+                        "families) and a group over them; Japanese answer choices are "
+                        "含意 / 矛盾 / 中立, German Ja / Nein. Each item keeps its record's id, "
+                        "so gen eval scores the harness's output per template and group.")
+    ex.add_argument("harness", choices=["llm-jp-eval", "lm-eval"], metavar="HARNESS",
+                    help="llm-jp-eval or lm-eval")
+    ex.add_argument("src", metavar="SRC", help="a folder written by gen ... -o DIR/")
+    ex.add_argument("-o", "--output", required=True, metavar="PATH",
+                    help="llm-jp-eval: FILE.json (llm-jp-eval names the dataset after it); "
+                         "lm-eval: DIR/")
+    ex.add_argument("--split", default=None, metavar="S",
+                    help="the split to evaluate on (default: test, or the folder's only "
+                         "split); train, when another split is evaluated, gives the few-shot "
+                         "examples")
+    ex.add_argument("--few-shots", type=_int, default=None, metavar="K",
+                    help="llm-jp-eval: few-shot examples from train, labels in turn, in file "
+                         "order (default 4, llm-jp-eval's default; none without a train split)")
+    ex.add_argument("--by", default=None, metavar="FIELD",
+                    help="lm-eval: the record field whose values are the subtasks (default: "
+                         "fragment, pattern, transform or template, by family)")
+    ex.add_argument("--name", default=None, metavar="TASK",
+                    help="lm-eval: the group's task name (default: SRC's folder name, e.g. "
+                         "jamp_fragment_hard); subtasks are TASK_VALUE")
+    ex.add_argument("--data-path", default=None, metavar="PREFIX",
+                    help="lm-eval: written before each data file name in the YAML (default: "
+                         "DIR's absolute path, so lm_eval runs from anywhere; '.' for a "
+                         "folder to move and run from inside)")
+    ex.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
+
     ev = sub.add_parser("eval", help="score predictions against a generated set",
                         description="Accuracy of a model's predictions on a gold record file: "
                         "overall, per gold label, template, fragment / sub-fragment, "
@@ -333,8 +397,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="gold records: JSONL as gen writes it, or a .tsv with a header "
                          "(--format tsv, jamp-tsv or wogli-tsv)")
     ev.add_argument("--pred", required=True, metavar="FILE",
-                    help="predictions: JSONL with 'id' and 'label' per line, or one label "
-                         "per line aligned with the gold file")
+                    help="predictions: JSONL with 'id' and 'label' per line; one label per "
+                         "line aligned with the gold file; lm-evaluation-harness's "
+                         "--log_samples output of a gen export lm-eval task (a "
+                         "samples_*.jsonl file, or the --output_path folder: every "
+                         "samples_*.jsonl under it; the highest-scoring choice is the "
+                         "prediction, matched by the doc's id); or llm-jp-eval's generated "
+                         "output of a gen export llm-jp-eval file (JSON with samples of "
+                         "input and generated text, matched by input)")
     ev.add_argument("--json", action="store_true",
                     help="one JSON object (accuracy, groups, delta, confusion) instead of "
                          "Markdown tables")
@@ -386,23 +456,41 @@ def wogli_options(args, argv) -> dict[str, Any]:
         raise UsageError(f"unknown format {args.format!r} (known: jsonl, tsv, wogli-tsv)",
                          "--format")
     arguments = _arguments(args, ("pattern", "sets", "n", "seed", "split", "train_size",
-                                  "heldout", "test_lemmas", "format"))
+                                  "heldout", "test_lemmas", "format", "balance"))
+    if args.balance == "cell":  # the default, as manifests had it before --balance
+        del arguments["balance"]
     return dict(patterns=args.pattern, n=args.n, seed=args.seed, split=args.split,
                 command=command_line(argv), arguments=arguments,
-                split_options=split_options(args))
+                split_options=split_options(args), balance=args.balance)
 
 
-def wogli_dataset(args, argv):
+def match_of(args, read, recorded=None):
+    """The --match of a command: read from its files, or, when a manifest that recorded
+    it is given (gen verify), from the manifest, so the files need not be there."""
+    from .matching import Match
+
+    if args.match is None:
+        if args.exclude:
+            raise UsageError("only makes sense with --match", "--exclude")
+        return None
+    if recorded is not None and "match_cells" in recorded:
+        return Match.from_manifest(recorded)
+    return read(args.match, args.exclude or ())
+
+
+def wogli_dataset(args, argv, recorded=None):
     from .families import wogli
 
     if args.sets and "all" in args.sets:
         raise UsageError("'all' is not one set (it writes each set into its own folder)",
                          "--set")
-    return with_recipe(wogli.generate(sets=args.sets, **wogli_options(args, argv)),
-                       command_line(argv))
+    match = match_of(args, lambda path, exclude: wogli.read_match(path, args.sets, exclude),
+                     recorded)
+    ds = wogli.generate(sets=args.sets, match=match, **wogli_options(args, argv))
+    return ds if match is not None else with_recipe(ds, command_line(argv))
 
 
-def jamp_dataset(args, argv):
+def jamp_dataset(args, argv, recorded=None):
     from .families import jamp
 
     if args.format not in ("jsonl", "tsv", "jamp-tsv"):
@@ -413,14 +501,21 @@ def jamp_dataset(args, argv):
     if args.train_size is not None and args.split is None:
         raise UsageError("only makes sense with --split", "--train-size")
     arguments = _arguments(args, ("fragments", "template_ids", "time_formats", "time_span",
-                                  "n", "seed", "split", "train_size", "format", "tokenized"))
+                                  "n", "seed", "split", "train_size", "format", "tokenized",
+                                  "balance", "match", "exclude"))
+    for key, default in (("balance", "cell"), ("match", None), ("exclude", None)):
+        if arguments[key] == default:  # the defaults, as manifests had them before
+            del arguments[key]
+    match = match_of(args, jamp.read_match, recorded)
     ds = jamp.generate(fragments=args.fragments, template_ids=args.template_ids,
                        time_formats=args.time_formats, time_span=args.time_span, n=args.n,
                        seed=args.seed, split=args.split, train_size=args.train_size,
-                       command=command_line(argv), arguments=arguments)
+                       command=command_line(argv), arguments=arguments,
+                       balance=args.balance, match=match)
     if args.tokenized:
         args.format = "jamp-tsv-tokenized"
-    return with_recipe(ds, command_line(argv))
+    # a matched set's recipe carries its cells (a cluster's workers need not read FILE)
+    return ds if match is not None else with_recipe(ds, command_line(argv))
 
 
 def read_input(file: str | None) -> tuple[str, str]:
@@ -547,11 +642,13 @@ def parse_command(command: str):
     return build_parser().parse_args(argv), argv
 
 
-def dataset_from_command(command: str):
+def dataset_from_command(command: str, recorded: dict | None = None):
     """Rebuild, without writing anything, the dataset a manifest's ``command`` made:
-    (Dataset, output format)."""
+    (Dataset, output format). ``recorded``: the manifest, for what it keeps of the
+    command's input files (a matched set's cells)."""
     args, argv = parse_command(command)
-    ds = GENERATING_COMMANDS[args.command](args, argv)
+    make = GENERATING_COMMANDS[args.command]
+    ds = make(args, argv, recorded) if args.command in ("jamp", "wogli") else make(args, argv)
     return ds, getattr(args, "format", "jsonl")
 
 

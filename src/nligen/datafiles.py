@@ -27,6 +27,22 @@ def _loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def read_utf8(path: Any, error: type[NligenError]) -> tuple[bytes, str]:
+    """(bytes, text) of a UTF-8 file (a BOM tolerated); an unreadable or undecodable file
+    is ``error`` naming it."""
+    from pathlib import Path
+
+    where = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", where) from None
+    try:
+        return raw, raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text (byte {exc.start})", where) from None
+
+
 def load_yaml(text: str, where: str, error: type[NligenError]) -> Any:
     import yaml
 

@@ -28,6 +28,7 @@ from .errors import (
     UnsatisfiableLabelError, UsageError,
 )
 from .lexicon import LexiconSet
+from .plans import CellQuota, label_schedule, quota_schedule, split_fixed_counts, template_weights
 from .rng import StablePermutation, StableRng, pair_fingerprint
 from .slots import BUILTIN_KINDS, SlotContext, SlotValue
 from .templates import Hypothesis, Template, TemplateSet, resolve_refs
@@ -605,6 +606,14 @@ class Cell:
     # k, k+K, ...), so that the labels of a template do not repeat each other's fillings
     phase: int = 0
     stride: int = 1
+    # how the plan shares out units (nligen.plans): a cell's weight within its label
+    # (--balance label), or its own number of units (--match); None: round robin
+    weight: Fraction | None = None
+    quota: int | None = None
+    # a matched cell's time expressions: only this format and span (None: none)
+    time_formats: Sequence[str | None] | None = None
+    time_spans: Sequence[str | None] | None = None
+    cell_name: str = ""  # how a --match file names the cell (for messages)
 
     def __post_init__(self) -> None:
         # the labels of a cell whose every hypothesis has a fixed label (None: conditions)
@@ -633,6 +642,8 @@ class Selection:
     variant_option: str = "--variant"  # how the CLI calls the variant filter (WOGLI: --pattern)
     time_formats: Sequence[str] | None = None  # formats a time block may draw (None: all)
     time_spans: Sequence[str] | None = None    # spans a time block may draw (None: all)
+    balance: str = "cell"  # "cell": every (template, label) cell alike; "label": labels alike
+    quotas: Sequence[CellQuota] | None = None  # a matched set's cells (then no other plan)
 
 
 class Engine:
@@ -725,21 +736,27 @@ class Engine:
 
     # -- cells and plans --------------------------------------------------------------
     def cells(self, variants: Sequence[Variant] | None = None) -> list[Cell]:
-        out = []
-        for v in variants if variants is not None else self.variants:
-            hyps = self.selected_hypotheses(v.template)
-            if not hyps:
-                continue
-            if all(h.rule.fixed is not None for h in hyps):
-                out.append(Cell(v, hyps, None))
-            else:
-                wanted = v.template.labels
-                for h in hyps:
-                    for label in h.rule.labels:
-                        if wanted is None or label in wanted:
-                            out.append(Cell(v, [h], label))
+        variants = variants if variants is not None else self.variants
+        if self.selection.quotas is not None:
+            out = self._quota_cells(variants)
+        else:
+            out = []
+            for v in variants:
+                hyps = self.selected_hypotheses(v.template)
+                if not hyps:
+                    continue
+                if all(h.rule.fixed is not None for h in hyps):
+                    out.append(Cell(v, hyps, None))
+                else:
+                    wanted = v.template.labels
+                    for h in hyps:
+                        for label in h.rule.labels:
+                            if wanted is None or label in wanted:
+                                out.append(Cell(v, [h], label))
         if not out:
             raise UsageError("the selection has no hypotheses to generate")
+        if self.selection.balance == "label" and self.selection.quotas is None:
+            self._weigh_by_label(out)
         siblings: dict[int, list[Cell]] = {}
         for cell in out:
             siblings.setdefault(id(cell.variant), []).append(cell)
@@ -747,6 +764,112 @@ class Engine:
             for k, cell in enumerate(group):
                 cell.phase, cell.stride = k, len(group)
         return out
+
+    @staticmethod
+    def _weigh_by_label(cells: list[Cell]) -> None:
+        """--balance label: each cell's weight within its label, its template's weight
+        (nligen.plans.template_weights). Cells whose unit gives several problems (fixed
+        hypotheses, as WOGLI's) fit only when every cell gives the same labels equally
+        often: then the round robin over cells balances the labels already."""
+        if any(cell.pairs_per_unit > 1 for cell in cells):
+            label_sets = {tuple(sorted(Counter(cell.labels).items())) for cell in cells}
+            counts = {k for labels in label_sets for _, k in labels}
+            if len(label_sets) == 1 and len(counts) == 1:
+                return
+            raise UsageError("--balance label needs templates that give one problem per "
+                             "filling, or premises that each give every label equally "
+                             f"often ({cells[0].variant.where} gives "
+                             f"{', '.join(cells[0].labels)})", "--balance")
+        by_variant: dict[int, list[str]] = {}
+        for cell in cells:
+            by_variant.setdefault(id(cell.variant), []).append(cell.labels[0])
+        keys = list(by_variant)
+        weights = dict(zip(keys, template_weights([by_variant[k] for k in keys])))
+        for cell in cells:
+            cell.weight = weights[id(cell.variant)]
+
+    def _quota_cells(self, variants: Sequence[Variant]) -> list[Cell]:
+        """The cells of a matched set (Selection.quotas), each with its number of units;
+        every cell the templates cannot give is named, with why, in one error."""
+        by_name = {(v.template.id, v.name): v for v in variants}
+        problems: list[str] = []
+        out: list[Cell] = []
+        grouped: dict[tuple, list[CellQuota]] = {}
+        for q in self.selection.quotas or ():
+            grouped.setdefault((q.template, q.variant), []).append(q)
+        for key, quotas in grouped.items():
+            v = by_name.get(key)
+            if v is None:
+                problems.extend(f"{q.where or key}: no such template or pattern in the "
+                                "selection" for q in quotas)
+                continue
+            hyps = self.selected_hypotheses(v.template)
+            fine = []
+            for q in quotas:
+                why = self._unfillable(v, hyps, q)
+                if why:
+                    problems.append(f"{q.where}: {why}")
+                else:
+                    fine.append(q)
+            if not fine or len(fine) < len(quotas):
+                continue
+            if all(h.rule.fixed is not None for h in hyps):
+                by_time: dict[tuple, list[CellQuota]] = {}
+                for q in fine:
+                    by_time.setdefault((q.time_format, q.time_span), []).append(q)
+                labels = [h.rule.fixed for h in hyps]
+                for (fmt, span), group in by_time.items():
+                    counts: dict[str, int] = {}
+                    for q in group:
+                        counts[q.label] = counts.get(q.label, 0) + q.count
+                    name = "; ".join(q.where for q in group)
+                    for subset, units in split_fixed_counts(labels, counts):  # type: ignore
+                        out.append(self._quota_cell(v, [hyps[i] for i in subset], None, units,
+                                                    fmt, span, name))
+                continue
+            for q in fine:
+                givers = [h for h in hyps if q.label in h.rule.labels]
+                for k, h in enumerate(givers):  # shared out evenly over the hypotheses
+                    units = q.count // len(givers) + (k < q.count % len(givers))
+                    if units:
+                        out.append(self._quota_cell(v, [h], q.label, units, q.time_format,
+                                                    q.time_span, q.where))
+        if problems:
+            shown = "; ".join(problems[:5])
+            more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+            raise UsageError(f"{len(problems)} cell(s) cannot be filled: {shown}{more}",
+                             "--match")
+        return out
+
+    @staticmethod
+    def _quota_cell(v: Variant, hyps: list[Hypothesis], target: str | None, units: int,
+                    fmt: str | None, span: str | None, name: str) -> Cell:
+        timed = v.template.time is not None
+        return Cell(v, hyps, target, quota=units, cell_name=name,
+                    time_formats=[fmt] if timed and fmt is not None else None,
+                    time_spans=[span] if timed and span is not None else None)
+
+    @staticmethod
+    def _unfillable(v: Variant, hyps: Sequence[Hypothesis], q: CellQuota) -> str | None:
+        """Why the variant cannot give the quota's problems (None: it can)."""
+        t = v.template
+        labels = [lab for h in hyps for lab in h.rule.labels
+                  if t.labels is None or lab in t.labels]
+        if q.label not in labels:
+            return (f"{t.id} gives only {', '.join(dict.fromkeys(labels)) or 'no label'}, "
+                    f"not {q.label}")
+        time = t.time
+        formats = time.problem_formats(None, True) if time is not None else []
+        if q.time_format is None and formats:
+            return f"{t.id} always has time expressions (formats {', '.join(formats)})"
+        if q.time_format is not None and q.time_format not in formats:
+            return (f"{t.id} has no time expressions of format {q.time_format}"
+                    + (f" (it has {', '.join(formats)})" if formats else ""))
+        spans = time.problem_spans() if time is not None else [None]
+        if q.time_span not in spans:
+            shown = ", ".join(s or "none" for s in spans)
+            return f"{t.id} has no time span {q.time_span or 'none'} (it has {shown})"
+        return None
 
     def spread(self, variants: Sequence[Variant]) -> None:
         """How each variant's deal of its evenly walked slot is turned (Variant.spread):
@@ -799,23 +922,44 @@ class Engine:
 
     @staticmethod
     def plan(cells: Sequence[Cell], n: int) -> Iterator[tuple[int, int, int]]:
-        """Round-robin plan: (cell index, unit index, pairs to keep) until n pairs."""
+        """The plan (nligen.plans): (cell index, unit index, pairs to keep) until n pairs.
+        Round robin over the cells by default; the labels in turn with --balance label;
+        each cell its own number of units in a matched set."""
         _check_n(n)
         total = 0
-        i = 0
-        while total < n:
-            for c, cell in enumerate(cells):
-                if total >= n:
-                    break
-                k = min(cell.pairs_per_unit, n - total)
-                yield c, i, k
-                total += k
-            i += 1
+        used = [0] * len(cells)
+        for c in Engine._schedule(cells):
+            if total >= n:
+                return
+            cell = cells[c]
+            k = min(cell.pairs_per_unit, n - total)
+            yield c, used[c], k
+            used[c] += 1
+            total += k
+
+    @staticmethod
+    def _schedule(cells: Sequence[Cell]) -> Iterator[int]:
+        if cells and cells[0].quota is not None:
+            return quota_schedule([c.quota or 0 for c in cells])
+        if cells and cells[0].weight is not None:
+            return label_schedule([c.labels[0] for c in cells],
+                                  [c.weight or Fraction(1) for c in cells])
+
+        def round_robin() -> Iterator[int]:
+            while True:
+                yield from range(len(cells))
+
+        return round_robin()
 
     @staticmethod
     def units_per_cell(cells: Sequence[Cell], n: int) -> list[int]:
-        """How many units the plan gives each cell (computed, not enumerated)."""
+        """How many units the plan gives each cell."""
         _check_n(n)
+        if cells and (cells[0].quota is not None or cells[0].weight is not None):
+            counts = [0] * len(cells)
+            for c, _, _ in Engine.plan(cells, n):
+                counts[c] += 1
+            return counts
         per_round = sum(c.pairs_per_unit for c in cells)
         full, rest = divmod(n, per_round)
         counts = [full] * len(cells)
@@ -825,6 +969,13 @@ class Engine:
             counts[c] += 1
             rest -= min(cell.pairs_per_unit, rest)
         return counts
+
+    @staticmethod
+    def planned_pairs(cells: Sequence[Cell]) -> int | None:
+        """The pairs a matched set's cells give in all (None: the plan has no end)."""
+        if not cells or cells[0].quota is None:
+            return None
+        return sum((c.quota or 0) * c.pairs_per_unit for c in cells)
 
     # -- generation -----------------------------------------------------------------
     def generate(self, n: int, *, side: str = "", side_filter: SideFilter | None = None,
@@ -855,9 +1006,14 @@ class Engine:
         pointers = [0] * len(cells)
         done = 0
         with young_collections_rarer():
+            visited = 0
             for step, (c, index, keep) in enumerate(self.plan(cells, n)):
-                if first_round_only and index > 0:
-                    return
+                if first_round_only:  # up to the first unit of the last cell to have one
+                    if visited == len(cells):
+                        return
+                    if index > 0:
+                        continue
+                    visited += 1
                 cell = cells[c]
                 wanted = build is None or build(done, keep)
                 found = self._find_unit(cell, c, index, side, seen, pointers, wanted)
@@ -892,8 +1048,10 @@ class Engine:
             return filling, {}, (None, None)
         drawn = t.time.draw(
             StableRng(self.seed, side, t.id, cell.variant.name, cell.target or "*", position,
-                      draw), draw, self.time_text(t), self.selection.time_formats,
-            self.selection.time_spans, filling)
+                      draw), draw, self.time_text(t),
+            cell.time_formats if cell.time_formats is not None else self.selection.time_formats,
+            cell.time_spans if cell.time_spans is not None else self.selection.time_spans,
+            filling, cell.time_formats is not None)
         if drawn is None:
             return None
         full = dict(filling)
@@ -1174,14 +1332,17 @@ class Engine:
     def _exhausted(self, cell: Cell, index: int, label_misses: int, dup_misses: int,
                    cap: int | None) -> None:
         v = cell.variant
+        matched = (f" for the --match cell ({cell.cell_name}): its fillings (e.g. the "
+                   "units their verbs are dated in) do not fit it" if cell.cell_name else "")
         if cell.target is not None and label_misses and not dup_misses:
             raise UnsatisfiableLabelError(
                 f"never produced label {cell.target!r} "
-                f"({label_misses} fillings tried; produced {index} before)", v.where)
+                f"({label_misses} fillings tried; produced {index} before){matched}", v.where)
         cap_text = f"; it has {cap} distinct fillings" if cap is not None else ""
         raise CapacityError(
             f"ran out of distinct items after {index}"
-            + (f" with label {cell.target!r}" if cell.target else "") + cap_text, v.where)
+            + (f" with label {cell.target!r}" if cell.target else "") + cap_text + matched,
+            v.where)
 
     def analyser(self, template: Template) -> Callable[[str], list[str]]:
         code = template.language.code

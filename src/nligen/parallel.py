@@ -147,7 +147,7 @@ def _take(job: Job, workers: _Workers) -> Iterator[Piece]:
     """Take the candidates in plan order, part by part, and yield the pieces."""
     fmt, tally = job.formatter, job.tally
     out = _Out(job)
-    seen: set = set()
+    seen = job.source.new_seen()
     offset = 0
     for p, part in enumerate(job.source.parts):
         if offset >= job.stop:

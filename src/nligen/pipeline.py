@@ -59,6 +59,31 @@ class Part:
 Unit = tuple[int, "list[SplitItem] | int"]  # (index of its first item, items or their count)
 
 
+class WatchedSet(set):
+    """A dedup set that starts with pairs no problem may equal (``--match``,
+    ``--exclude``) and records in ``hits`` each of them a lookup finds. A run with the
+    hits alone in its dedup set makes the same problems (every lookup answers alike:
+    the other watched pairs were never looked up, or were found after a pair of the run
+    itself), so a manifest keeps the hits, not the excluded files."""
+
+    __slots__ = ("watched", "hits")
+
+    def __init__(self, watched: frozenset[int], hits: set[int]):
+        super().__init__(watched)
+        self.watched = watched
+        self.hits = hits
+
+    def __contains__(self, key: object) -> bool:
+        if set.__contains__(self, key):
+            if key in self.watched:
+                self.hits.add(key)  # type: ignore[arg-type]
+            return True
+        return False
+
+    def isdisjoint(self, keys) -> bool:  # type: ignore[override]
+        return not any(k in self for k in keys)
+
+
 class Source:
     """The items of a run, in order, made afresh on each pass.
 
@@ -73,6 +98,12 @@ class Source:
         self._whole = whole
         self._items: list[SplitItem] | None = None
         self.n = n if n is not None else sum(p.n for p in self.parts)
+        self.excluded: frozenset[int] = frozenset()  # pair fingerprints no problem may equal
+        self.hits: set[int] = set()  # the excluded pairs a pass looked up (WatchedSet)
+
+    def new_seen(self) -> set:
+        """A pass's dedup set: empty, or holding the excluded pairs."""
+        return WatchedSet(self.excluded, self.hits) if self.excluded else set()
 
     @property
     def streams(self) -> bool:
@@ -85,7 +116,7 @@ class Source:
         if self._whole is not None:
             self.items()
             return
-        seen: set = set()
+        seen = self.new_seen()
         for part in self.parts:
             for _ in part.engine.iter_units(part.n, side=part.side, side_filter=part.side_filter,
                                             seen_pairs=seen, first_round_only=True):
@@ -105,7 +136,7 @@ class Source:
             for i, si in enumerate(self.items()):
                 yield (i, [si]) if build is None or build(i, 1) else (i, 1)
             return
-        seen: set = set()
+        seen = self.new_seen()
         offset = 0
         for part in self.parts:
             shifted = None if build is None else (
@@ -178,6 +209,7 @@ class Tally:
     seen: Counter = field(default_factory=Counter)     # (split, seen) -> n
     by: Counter = field(default_factory=Counter)       # (field, value, label) -> n
     records: dict[int, dict] = field(default_factory=dict)  # sampled index -> record
+    excluded_hits: set[int] = field(default_factory=set)  # see WatchedSet
 
     def add(self, index: int, si: SplitItem, family: str, split_name: str | None) -> None:
         item = si.item
@@ -198,6 +230,7 @@ class Tally:
         self.seen.update(other.seen)
         self.by.update(other.by)
         self.records.update(other.records)
+        self.excluded_hits |= other.excluded_hits
 
     # -- what the manifest says ---------------------------------------------------------
     def splits(self) -> list[str]:
@@ -241,7 +274,8 @@ class Tally:
                 "counts": [[*k, v] for k, v in sorted(self.counts.items())],
                 "seen": [[*k, v] for k, v in sorted(self.seen.items())],
                 "by": [[*k, v] for k, v in sorted(self.by.items())],
-                "records": [[i, r] for i, r in sorted(self.records.items())]}
+                "records": [[i, r] for i, r in sorted(self.records.items())],
+                "excluded_hits": sorted(self.excluded_hits)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Tally":
@@ -250,6 +284,7 @@ class Tally:
         t.seen = Counter({(row[0], row[1]): row[2] for row in data["seen"]})
         t.by = Counter({tuple(row[:3]): row[3] for row in data["by"]})
         t.records = {int(i): r for i, r in data["records"]}
+        t.excluded_hits = set(data.get("excluded_hits", ()))
         return t
 
 

@@ -9,6 +9,7 @@ their unit from the format::
       intervals: [interval_1, interval_2]               # 1-9 (short: 1-3) of one unit
       units: [unit_1]                                    # a bare unit (毎年: "every year")
       formats: [YMD, MD, D]                              # default: all ten
+      match_formats: [YMDH]                              # only when a cell asks (--match)
       interval_units: [year, month, day, hour]           # default: all four
       spans: [random, short]                             # default: both
       require: "tp_2.start != yesterday.start"           # must hold for every draw
@@ -81,7 +82,8 @@ SHORT_WINDOW = {
 INTERVAL_RANGE = {"random": (1, 9), "short": (1, 3), None: (1, 9)}
 UNIFORM_ATTEMPTS = 8  # draws of independent points before nearby points are proposed too
 _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year|month|day|hour)s?\s*\Z")
-TIME_KEYS = {"points", "intervals", "units", "formats", "interval_units", "spans", "require",
+TIME_KEYS = {"points", "intervals", "units", "formats", "match_formats", "interval_units",
+             "spans", "require",
              "hours", "interval_max", "interval_min", "interval_longest", "units_field",
              "grains_field"}
 # What a family's ``time_defaults`` may set for every template's time block.
@@ -203,6 +205,9 @@ class TimeSpec:
     interval_longest: tuple[str, str] | None = None
     units_field: tuple[str, str] | None = None   # (slot, field): units the filling takes
     grains_field: tuple[str, str] | None = None  # (slot, field): units its points end in
+    # formats drawn only for a cell that asks for them (a matched set, --match): a
+    # released set's formats that read less well and are left out of the default draw
+    match_formats: list[str] = field(default_factory=list)
 
     def _field_list(self, ref: tuple[str, str] | None, env: Mapping[str, Any] | None,
                     key: str) -> list | None:
@@ -233,10 +238,14 @@ class TimeSpec:
     def has_numbers(self) -> bool:
         return bool(self.points or self.intervals)
 
-    def problem_formats(self, allowed: Sequence[str] | None = None) -> list[str]:
-        """The formats a problem of this template can have (after a run's restriction)."""
+    def problem_formats(self, allowed: Sequence[str] | None = None,
+                        requested: bool = False) -> list[str]:
+        """The formats a problem of this template can have (after a run's restriction);
+        ``requested``: a cell asks for its format (then match_formats count too)."""
         own = self.formats if self.points else (
             self.interval_units if (self.intervals or self.units) else [])
+        if requested:
+            own = own + [f for f in self.match_formats if f not in own]
         return [f for f in own if allowed is None or f in allowed]
 
     def problem_spans(self, allowed: Sequence[str] | None = None) -> list[str | None]:
@@ -247,12 +256,13 @@ class TimeSpec:
     # -- drawing ----------------------------------------------------------------
     def draw(self, rng: StableRng, attempt: int, render: TimeText,
              formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
-             env: Mapping[str, Any] | None = None) -> TimeDraw | None:
-        fmts = self.problem_formats(formats)
+             env: Mapping[str, Any] | None = None, requested: bool = False) -> TimeDraw | None:
+        fmts = self.problem_formats(formats, requested)
         span_list = self.problem_spans(spans)
         units = self._field_list(self.units_field, env, "units_field")
         grains = self._field_list(self.grains_field, env, "grains_field")
-        if self.points and grains is not None:
+        if self.points and grains is not None and not requested:
+            # (a cell that asks for its format takes it whatever the filling's grains)
             fmts = [f for f in fmts if FORMATS[f][-1] in grains]
         elif not self.points and units is not None:
             fmts = [f for f in fmts if f in units]
@@ -341,9 +351,12 @@ class TimeSpec:
             raise ValueError(f"start/end are not one {fmt} period")
         return point_value(name, start, end, fmt, render("point", {"start": start, "format": fmt}))
 
-    def check(self, values: Mapping[str, SlotValue], env: Mapping[str, Any]) -> str | None:
+    def check(self, values: Mapping[str, SlotValue], env: Mapping[str, Any],
+              requested: bool = False) -> str | None:
         """Why restored time values could not come from this block (None: they could):
-        one format for all points, derived points where their base puts them, ``require``."""
+        one format for all points, derived points where their base puts them, ``require``;
+        ``requested``: the problem's format was asked for (a matched set), whatever the
+        filling's grains."""
         formats = {values[p]._fields["format"] for p in self.points + list(self.derived)
                    if p in values}
         if len(formats) > 1:
@@ -374,7 +387,8 @@ class TimeSpec:
             if units is not None and name in values and values[name]._fields["unit"] not in units:
                 slot, field_name = self.units_field
                 return f"{name}: a unit {slot}.{field_name} does not list"
-        if grains is not None and formats and FORMATS[next(iter(formats))][-1] not in grains:
+        if grains is not None and formats and FORMATS[next(iter(formats))][-1] not in grains \
+                and not requested:
             slot, name = self.grains_field
             return f"time points end in a unit {slot}.{name} does not list"
         scope = dict(env)
@@ -508,6 +522,9 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
         return list(value)
 
     formats = choice_list("formats", POINT_FORMATS, POINT_FORMATS)
+    match_formats = choice_list("match_formats", POINT_FORMATS, [])
+    if match_formats and not points:
+        raise TemplateError("the block draws no points", f"{where}.match_formats")
     interval_units = choice_list("interval_units", UNIT_ORDER, UNIT_ORDER)
     spans = choice_list("spans", SPANS, SPANS if (points or intervals) else [])
     if points and not formats or (intervals or units) and not interval_units:
@@ -523,7 +540,7 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
             raise TemplateError("must be [first, last]: two hours of the day, 0-23, in order",
                                 f"{where}.hours")
         hours = (value[0], value[1])
-        if "hour" not in {u for f in formats for u in FORMATS[f]} and points:
+        if "hour" not in {u for f in formats + match_formats for u in FORMATS[f]} and points:
             hours = None  # no format shows the hour: nothing to restrict
     bounds: dict[str, dict[str, int]] = {}
     for key, example in (("interval_max", "{hour: 5}"), ("interval_min", "{day: 2}")):
@@ -572,4 +589,5 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
             raise ConditionError(exc.what, f"{where}.require") from None
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
                     require, where, names, hours if points else None, interval_max,
-                    interval_min, longest, fields["units_field"], fields["grains_field"])
+                    interval_min, longest, fields["units_field"], fields["grains_field"],
+                    match_formats)

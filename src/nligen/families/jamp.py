@@ -117,12 +117,28 @@ def split_options(template_set, split: str | None, train_size: int | None = None
 
 
 def generate(*, fragments=None, template_ids=None, time_formats=None, time_span=None, n=None,
-             seed=0, split=None, train_size=None, command=None, arguments=None, lexicons=None):
-    """Library call behind ``gen jamp``."""
+             seed=0, split=None, train_size=None, command=None, arguments=None, lexicons=None,
+             balance="cell", match=None):
+    """Library call behind ``gen jamp``. ``match``: a :class:`nligen.matching.Match`
+    (:func:`read_match`), the composition of a released file to make afresh."""
     from ..api import generate as api_generate
     from . import load_family
 
     template_set = load_family("jamp")
+    if match is not None:
+        for flag, value in (("--fragment", fragments), ("--template", template_ids),
+                            ("--time-format", time_formats), ("--time-span", time_span),
+                            ("--split", split), ("--balance", balance != "cell")):
+            if value:
+                raise UsageError("a matched set takes its templates, formats and spans from "
+                                 "the --match file", flag)
+        ds = api_generate(
+            template_set, lexicons=lexicons, n=n, seed=seed, family="jamp", command=command,
+            arguments=arguments, tsv_formats=TSV_FORMATS, quotas=match.quotas,
+            excluded=match.excluded, provenance=match.provenance)
+        ds.recipe = (generate, dict(n=n, seed=seed, command=command, arguments=arguments,
+                                    lexicons=lexicons, match=match))
+        return ds
     if time_span is not None and time_span not in SPAN_CHOICES:
         raise UsageError(f"unknown time span {time_span!r} (known: random, short)",
                          "--time-span")
@@ -140,12 +156,65 @@ def generate(*, fragments=None, template_ids=None, time_formats=None, time_span=
         template_set, lexicons=lexicons, n=n, seed=seed, template_ids=chosen, split=split,
         split_options=split_options(template_set, split, train_size), family="jamp",
         command=command, arguments=arguments, tsv_formats=TSV_FORMATS,
-        time_formats=codes, time_spans=[time_span] if time_span else None)
+        time_formats=codes, time_spans=[time_span] if time_span else None, balance=balance)
     ds.recipe = (generate, dict(fragments=fragments, template_ids=template_ids,
                                 time_formats=time_formats, time_span=time_span, n=n, seed=seed,
                                 split=split, train_size=train_size, command=command,
-                                arguments=arguments, lexicons=lexicons))
+                                arguments=arguments, lexicons=lexicons, balance=balance))
     return ds
+
+
+# -- matching a released file (--match) ---------------------------------------------------
+
+MATCH_COLUMNS = ("template_num", "gold_label", "time_format", "time_span")
+LABELS = ("entailment", "contradiction", "neutral")
+
+
+def read_match(path, exclude=(), template_set=None):
+    """The cells of a file in Jamp's released TSV layout (``num premise hypothesis
+    gold_label template_num time_format time_span category``): the problems per
+    (template_num, gold_label, time_format, time_span), Jamp's ``None`` for no format
+    or span; with the pairs of it and of ``exclude`` files, which the set must not
+    repeat (:class:`nligen.matching.Match`)."""
+    from ..lang.ja.timetext import FORMAT_CODES
+    from ..matching import build_match, count_cells, read_table
+    from ..plans import CellQuota
+    from . import load_family
+
+    template_set = template_set or load_family("jamp")
+    table = read_table(path, MATCH_COLUMNS)
+    by_number = {str(static_field(t, "jamp_template")): t for t in template_set.templates}
+    order = {t.id: k for k, t in enumerate(template_set.templates)}
+    keys = []
+    for line, row in table.rows:
+        where = f"{path}:{line}"
+        number, label = row["template_num"].strip(), row["gold_label"].strip()
+        fmt_name, span = row["time_format"].strip(), row["time_span"].strip()
+        template = by_number.get(number)
+        if template is None:
+            raise UsageError(f"unknown cell: no Jamp template {number!r} (known: "
+                             f"{', '.join(sorted(by_number, key=_as_int))})", where)
+        if label not in LABELS:
+            raise UsageError(f"unknown cell: gold_label {label!r} (known: "
+                             f"{', '.join(LABELS)})", where)
+        if fmt_name != "None" and fmt_name not in FORMAT_CODES:
+            raise UsageError(f"unknown cell: time_format {fmt_name!r} (known: None, "
+                             f"{', '.join(FORMAT_CODES)})", where)
+        if span not in ("None", *SPAN_CHOICES):
+            raise UsageError(f"unknown cell: time_span {span!r} (known: None, "
+                             f"{', '.join(SPAN_CHOICES)})", where)
+        fmt = FORMAT_CODES.get(fmt_name)
+        keys.append(((order[template.id], template.id, LABELS.index(label), label,
+                      fmt or "", fmt, span if span != "None" else None),
+                     f"template {number}, {label}, {fmt_name}, {span}"))
+    quotas = [CellQuota(key[1], "", key[3], count, key[5], key[6], shown)
+              for key, shown, count in sorted(count_cells(keys), key=lambda c: c[0][:5] + (
+                  c[0][6] or "",))]
+    return build_match(table, quotas, exclude)
+
+
+def _as_int(text: str):
+    return (0, int(text), "") if text.isdigit() else (1, 0, text)
 
 
 def _fits(template, codes, span) -> bool:

@@ -99,21 +99,71 @@ def generate_all(**kwargs) -> dict:
 
 
 def generate(*, patterns=None, sets=None, n=None, seed=0, split=None, split_options=None,
-             command=None, arguments=None, lexicons=None):
-    """Library call behind ``gen wogli``."""
+             command=None, arguments=None, lexicons=None, balance="cell", match=None):
+    """Library call behind ``gen wogli``. ``match``: a :class:`nligen.matching.Match`
+    (:func:`read_match`), the composition of a released file to make afresh."""
     from ..api import generate as api_generate
     from . import load_family
 
     template_set = load_family("wogli")
+    if match is not None and patterns:
+        raise UsageError("a matched set takes its patterns from the --match file",
+                         "--pattern")
     ds = api_generate(
         template_set, lexicons=lexicons, n=n, seed=seed, sets=sets,
         variants=normalise_patterns(template_set, sets, patterns), split=split,
         split_options=split_options, family="wogli", command=command, arguments=arguments,
-        tsv_formats=TSV_FORMATS, variant_option="--pattern")
+        tsv_formats=TSV_FORMATS, variant_option="--pattern", balance=balance,
+        quotas=match.quotas if match is not None else None,
+        excluded=match.excluded if match is not None else None,
+        provenance=match.provenance if match is not None else None)
     ds.recipe = (generate, dict(patterns=patterns, sets=sets, n=n, seed=seed, split=split,
                                 split_options=split_options, command=command,
-                                arguments=arguments, lexicons=lexicons))
+                                arguments=arguments, lexicons=lexicons, balance=balance,
+                                match=match))
     return ds
+
+
+LABEL_NAMES = {str(code): label for label, code in LABEL_CODES.items()}
+MATCH_COLUMNS = ("label", "pattern")
+
+
+def read_match(path, sets=None, exclude=(), template_set=None):
+    """The cells of a file in WOGLI's format (premise, hypothesis, label 1 =
+    non-entailment / 2 = entailment, pattern, ...): the problems per (pattern, label)
+    of one set's template; with the pairs of it and of ``exclude`` files, which the set
+    must not repeat (:class:`nligen.matching.Match`)."""
+    from ..matching import build_match, count_cells, read_table
+    from ..plans import CellQuota
+    from . import load_family
+
+    template_set = template_set or load_family("wogli")
+    if sets and len(sets) > 1:
+        raise UsageError("a WOGLI file is matched within one set", "--set")
+    set_name = sets[0] if sets else template_set.family.get("default_set", "wogli")
+    template_id = SET_TEMPLATES.get(set_name)
+    if template_id is None:
+        raise UsageError(f"unknown set {set_name!r} (known: {', '.join(SET_TEMPLATES)})",
+                         "--set")
+    template = template_set.by_id(template_id)
+    known = [name for name, _ in template.variant_names()]
+    table = read_table(path, MATCH_COLUMNS)
+    keys = []
+    for line, row in table.rows:
+        where = f"{path}:{line}"
+        code, pattern = row["label"].strip(), row["pattern"].strip()
+        label = LABEL_NAMES.get(code) or (code if code in LABEL_CODES else None)
+        if label is None:
+            raise UsageError(f"unknown cell: label {code!r} (known: 1 = non-entailment, "
+                             "2 = entailment)", where)
+        name = (normalise_patterns(template_set, [set_name], [pattern]) or [pattern])[0]
+        if name not in known:
+            raise UsageError(f"unknown cell: pattern {pattern!r} is not one of set "
+                             f"{set_name}'s ({len(known)} patterns; `gen list wogli`)", where)
+        keys.append(((known.index(name), name, label), f"{pattern}, label {code}"))
+    quotas = [CellQuota(template_id, key[1], key[2], count, where=shown)
+              for key, shown, count in sorted(count_cells(keys), key=lambda c: c[0])]
+    return build_match(table, quotas, exclude)
 
 
 # -- derive -----------------------------------------------------------------------------

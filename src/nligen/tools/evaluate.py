@@ -6,7 +6,14 @@ and of WOGLI's table 3 (accuracy per set and per hypothesis type) come straight 
 gold file and a predictions file, with no notebook in between.
 
 Predictions are either JSONL (``{"id": ..., "label": ...}`` per line, matched to the gold
-records by id) or plain text with one label per line, aligned with the gold records.
+records by id) or plain text with one label per line, aligned with the gold records; or
+what an evaluation harness wrote for a set exported with ``gen export``:
+lm-evaluation-harness's ``--log_samples`` JSONL (a ``samples_*.jsonl`` file, or the folder
+holding them; the choice with the highest log-likelihood is the prediction, matched by the
+doc's ``id``) or llm-jp-eval's generated output (a JSON object whose ``samples`` hold
+``input`` and ``generated``, as llm-jp-eval's offline inference writes
+``*.eval-generated.json``; matched by premise and hypothesis). A generated text that is
+no label counts as wrong (``no label`` in the confusion matrix).
 Labels are compared case-insensitively. Three-way predictions on two-way gold are
 collapsed as WOGLI's authors do (section 4: contradiction and neutral become
 non-entailment), so a model fine-tuned on XNLI can be scored on WOGLI unchanged.
@@ -18,13 +25,16 @@ Every problem with the input is an :class:`~nligen.errors.InputError` whose ``wh
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..datafiles import read_utf8
 from ..errors import InputError
 
 THREE_WAY = ("entailment", "neutral", "contradiction")
@@ -35,6 +45,11 @@ LABEL_ALIASES = {"non_entailment": "non-entailment", "not_entailment": "non-enta
                  "not-entailment": "non-entailment"}
 #: WOGLI's released TSV codes (``--format wogli-tsv``), accepted in gold TSV files
 WOGLI_CODES = {"1": "non-entailment", "2": "entailment"}
+#: a harness's generated answer that is no label (counted wrong)
+NO_LABEL = "no label"
+#: Japanese label words a model may answer with (gen export's lm-eval choices)
+JA_LABEL_WORDS = {"含意": "entailment", "矛盾": "contradiction", "中立": "neutral",
+                  "非含意": "non-entailment"}
 
 #: Groupings reported, in report order. "label" is the gold label; every other grouping is
 #: the record field of that name and is reported only when some gold record has the field.
@@ -57,6 +72,7 @@ class GoldItem:
     label: str
     fields: dict[str, Any] = field(default_factory=dict)
     group: str | None = None  # the record's contrast group (``group``), if it has one
+    pair: tuple[str, str] | None = None  # (premise, hypothesis), when the gold has them
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -64,15 +80,7 @@ class GoldItem:
 def _read_lines(path: str | os.PathLike) -> list[str]:
     """The file's lines (UTF-8, BOM and CR tolerated). Only ``\\n`` ends a line, so line
     numbers are the ones an editor shows even when a JSON string holds U+2028."""
-    where = os.fspath(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", where) from None
+    _, text = read_utf8(os.fspath(path), InputError)
     return [line.rstrip("\r") for line in text.split("\n")]
 
 
@@ -145,10 +153,17 @@ def read_gold(path: str | os.PathLike) -> list[GoldItem]:
                                  f"{seen_ids[item_id]})", where)
             seen_ids[item_id] = number
         fields = {k: record[k] for k in GROUPINGS[1:] if k in record}
-        items.append(GoldItem(number, item_id, label, fields, _group(record.get("group"))))
+        items.append(GoldItem(number, item_id, label, fields, _group(record.get("group")),
+                              _pair(record.get("premise"), record.get("hypothesis"))))
     if not items:
         raise InputError("no gold records", name)
     return items
+
+
+def _pair(premise: Any, hypothesis: Any) -> tuple[str, str] | None:
+    if isinstance(premise, str) and isinstance(hypothesis, str):
+        return premise, hypothesis
+    return None
 
 
 def _group(value: Any) -> str | None:
@@ -199,7 +214,8 @@ def _read_gold_tsv(path: str | os.PathLike) -> list[GoldItem]:
                 if key == "seen" and value is not None:
                     value = {"true": True, "false": False}.get(value.lower(), value)
                 fields[key] = value
-        items.append(GoldItem(number, item_id, label, fields, _group(row.get("group"))))
+        items.append(GoldItem(number, item_id, label, fields, _group(row.get("group")),
+                              _pair(row.get("premise"), row.get("hypothesis"))))
     if not items:
         raise InputError("no gold records", name)
     return items
@@ -219,7 +235,14 @@ def read_predictions(path: str | os.PathLike, gold: list[GoldItem],
     JSONL predictions are matched by id; every gold item needs exactly one. One label per
     line is matched by position, so its length must equal the gold file's."""
     name = os.fspath(path)
+    if os.path.isdir(path):  # lm-eval's --output_path
+        return _lm_eval_predictions(_lm_eval_files(path), gold, gold_name)
     lines = _read_lines(path)
+    harness = _harness_output(path, lines)
+    if harness == "lm-eval":
+        return _lm_eval_predictions([(name, lines)], gold, gold_name)
+    if harness == "llm-jp-eval":
+        return _llm_jp_eval_predictions(name, lines, gold, gold_name)
     if _is_jsonl(path, lines):
         return _keyed_predictions(name, lines, gold, gold_name)
     while lines and not lines[-1].strip():
@@ -273,6 +296,243 @@ def _keyed_predictions(name: str, lines: list[str], gold: list[GoldItem],
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise InputError(f"no prediction for id {_show(missing[0].id)} in {name}{more}",
+                         f"{gold_name}:{missing[0].line}")
+    return [found[i] for i in range(len(gold))]
+
+
+# -- harness outputs ----------------------------------------------------------------------
+
+_LM_EVAL_KEYS = ("doc_id", "doc")
+
+
+def _harness_output(path: str | os.PathLike, lines: list[str]) -> str | None:
+    """"lm-eval" for lm-evaluation-harness's --log_samples JSONL, "llm-jp-eval" for a JSON
+    object with generated samples, None for anything else (read as before)."""
+    first = next((line for line in lines if line.strip()), "")
+    if not first.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
+        value = None
+    if isinstance(value, dict):
+        if all(k in value for k in _LM_EVAL_KEYS) and (
+                "resps" in value or "filtered_resps" in value):
+            return "lm-eval"
+        return "llm-jp-eval" if _generated_entries(value) is not None else None
+    if not os.fspath(path).lower().endswith(".json"):
+        return None
+    try:  # one JSON object over several lines, as llm-jp-eval writes it
+        value = json.loads("\n".join(lines))
+    except (ValueError, RecursionError):
+        return None
+    return "llm-jp-eval" if isinstance(value, dict) and _generated_entries(value) is not None \
+        else None
+
+
+def _lm_eval_files(folder: str | os.PathLike) -> list[tuple[str, list[str]]]:
+    """Every samples_*.jsonl under lm-eval's --output_path folder, in path order."""
+    try:
+        paths = sorted(p for p in Path(folder).rglob("samples_*.jsonl") if p.is_file())
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", os.fspath(folder)) from None
+    if not paths:
+        raise InputError("no samples_*.jsonl under this folder (run lm_eval with "
+                         "--log_samples --output_path FOLDER)", os.fspath(folder))
+    return [(str(p), _read_lines(p)) for p in paths]
+
+
+def _number(value: Any, where: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if math.isnan(number):
+        raise InputError(f"log-likelihood {_show(value)} is not a number", where)
+    return number
+
+
+def _lm_eval_choice(record: Mapping[str, Any], where: str) -> str:
+    """The label an lm-eval sample predicts: its highest-scoring choice (the first of
+    equals, as lm-eval's argmax), read back through the doc's ``choice_labels`` (written
+    by gen export) or, without them, the choice's text when it is a label; a generated
+    answer (generate_until tasks) is read as llm-jp-eval's are."""
+    responses = record.get("filtered_resps", record.get("resps"))
+    if not isinstance(responses, list) or not responses:
+        raise InputError("sample has no responses ('filtered_resps' or 'resps')", where)
+    if all(isinstance(r, str) for r in responses):  # generate_until: the generated text
+        return generated_label(responses[0])
+    scores = []
+    for response in responses:
+        while isinstance(response, list) and response and isinstance(response[0], list):
+            response = response[0]  # 'resps' nests each [loglikelihood, is_greedy] once more
+        if not isinstance(response, list) or not response:
+            raise InputError(f"response {_show(response)} is not [log-likelihood, "
+                             "is_greedy]", where)
+        scores.append(_number(response[0], where))
+    best = scores.index(max(scores))
+    doc = record["doc"]
+    labels = doc.get("choice_labels")
+    if isinstance(labels, list) and len(labels) == len(scores):
+        return _label(labels[best], where, "choice label")
+    arguments = record.get("arguments")
+    choice = None
+    if isinstance(arguments, dict):
+        args = arguments.get(f"gen_args_{best}")
+        choice = args.get("arg_1") if isinstance(args, dict) else None
+    elif isinstance(arguments, list) and best < len(arguments):
+        args = arguments[best]
+        choice = args[1] if isinstance(args, list) and len(args) > 1 else None
+    label = normalise_label(choice.strip()) if isinstance(choice, str) else None
+    label = label or (JA_LABEL_WORDS.get(choice.strip()) if isinstance(choice, str) else None)
+    if label is None:
+        raise InputError(f"cannot tell which label choice {best} ({_show(choice)}) stands "
+                         "for: the doc has no 'choice_labels' (export the set with gen export "
+                         "lm-eval)", where)
+    return label
+
+
+def _lm_eval_predictions(files: list[tuple[str, list[str]]], gold: list[GoldItem],
+                         gold_name: str) -> list[tuple[str, str]]:
+    def entries():
+        for name, lines in files:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                where = f"{name}:{number}"
+                record = json_object(line, where)
+                doc = record.get("doc")
+                if not isinstance(doc, dict):
+                    raise InputError("not an lm-eval sample (no 'doc' object)", where)
+                if "id" not in doc:
+                    raise InputError("the sample's doc has no 'id' to match with "
+                                     f"{gold_name} (export the set with gen export lm-eval, "
+                                     "which keeps each record's id)", where)
+                yield (_item_id(doc["id"], where), _lm_eval_choice(record, where), where,
+                       doc)
+
+    return _match_by_id(entries(), gold, gold_name, ", ".join(n for n, _ in files))
+
+
+def _match_by_id(entries, gold: list[GoldItem], gold_name: str,
+                 pred_name: str) -> list[tuple[str, str]]:
+    """Predictions (id, label, where, doc) matched to the gold items by id; a doc that
+    carries the item's label, premise or hypothesis must agree with the gold item (ids
+    repeat across generated sets, so this catches predictions of another set)."""
+    index: dict[str, int] = {}
+    for i, item in enumerate(gold):
+        if item.id is None:
+            raise InputError(f"record has no 'id' to match the predictions of {pred_name} "
+                             "with", f"{gold_name}:{item.line}")
+        index[item.id] = i
+    found: dict[int, tuple[str, str]] = {}
+    for item_id, label, where, doc in entries:
+        if item_id not in index:
+            raise InputError(f"unknown id {_show(item_id)} (not in {gold_name})", where)
+        i = index[item_id]
+        if i in found:
+            raise InputError(f"duplicate id {_show(item_id)} (first at {found[i][1]})", where)
+        _same_item(doc, gold[i], gold_name, where)
+        found[i] = (label, where)
+    missing = [item for i, item in enumerate(gold) if i not in found]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise InputError(f"no prediction for id {_show(missing[0].id)} in {pred_name}{more}",
+                         f"{gold_name}:{missing[0].line}")
+    return [found[i] for i in range(len(gold))]
+
+
+def _same_item(doc: Mapping[str, Any], item: GoldItem, gold_name: str, where: str) -> None:
+    label = normalise_label(doc.get("label"))
+    if label is not None and label != item.label:
+        raise InputError(f"id {_show(item.id)} is labelled {label} here but {item.label} on "
+                         f"{gold_name}:{item.line}: these are predictions for another set",
+                         where)
+    if item.pair is not None and isinstance(doc.get("premise"), str) and (
+            (doc.get("premise"), doc.get("hypothesis")) != item.pair):
+        raise InputError(f"id {_show(item.id)} has another premise or hypothesis than on "
+                         f"{gold_name}:{item.line}: these are predictions for another set",
+                         where)
+
+
+def generated_label(text: Any) -> str:
+    """The label a generated answer gives (its first line, NFKC-normalised, without
+    quotes or a final full stop; English or Japanese label words), or :data:`NO_LABEL`."""
+    if not isinstance(text, str):
+        return NO_LABEL
+    text = unicodedata.normalize("NFKC", text)
+    first = next((line.strip() for line in text.split("\n") if line.strip()), "")
+    first = first.strip(" \t\"'`*「」。.")
+    return normalise_label(first) or JA_LABEL_WORDS.get(first) or NO_LABEL
+
+
+def _generated_entries(data: Mapping[str, Any]) -> list[Any] | None:
+    """The generated samples of an llm-jp-eval output object: ``samples`` (the
+    ``*.eval-generated.json`` of its offline inference: the dumped prompts with
+    ``generated`` added) or ``outputs`` (a list, or lists per dataset, of records with
+    ``input`` and ``pred``); None when it has neither."""
+    samples = data.get("samples")
+    if isinstance(samples, list) and samples and all(
+            isinstance(s, dict) and "generated" in s for s in samples):
+        return samples
+    outputs = data.get("outputs")
+    if isinstance(outputs, dict) and outputs and all(isinstance(v, list)
+                                                     for v in outputs.values()):
+        outputs = [entry for v in outputs.values() for entry in v]
+    if isinstance(outputs, list) and outputs and all(
+            isinstance(s, dict) and "input" in s and "pred" in s for s in outputs):
+        return outputs
+    return None
+
+
+_INPUT_TAG = re.compile(r"^[^:：\n]{1,20}[:：] ?")
+
+
+def _input_pair(text: Any) -> tuple[str, str] | None:
+    """(premise, hypothesis) of an input "TAG：premise\nTAG：hypothesis"."""
+    if not isinstance(text, str):
+        return None
+    lines = text.split("\n")
+    if len(lines) != 2 or not all(_INPUT_TAG.match(line) for line in lines):
+        return None
+    return _INPUT_TAG.sub("", lines[0], count=1), _INPUT_TAG.sub("", lines[1], count=1)
+
+
+def _llm_jp_eval_predictions(name: str, lines: list[str], gold: list[GoldItem],
+                             gold_name: str) -> list[tuple[str, str]]:
+    try:
+        data = json.loads("\n".join(lines))
+    except (ValueError, RecursionError):
+        raise InputError("not JSON", name) from None
+    entries = _generated_entries(data) or []
+    by_pair: dict[tuple[str, str], list[int]] = {}
+    for i, item in enumerate(gold):
+        if item.pair is None:
+            raise InputError(f"record has no premise and hypothesis to match the inputs of "
+                             f"{name} with", f"{gold_name}:{item.line}")
+        by_pair.setdefault(item.pair, []).append(i)
+    found: dict[int, tuple[str, str]] = {}
+    for number, entry in enumerate(entries):
+        where = f"{name}: sample {number + 1}"
+        pair = _input_pair(entry.get("input"))
+        if pair is None:
+            raise InputError("no 'input' of the form 前提：…\\n仮説：… to match with "
+                             f"{gold_name}", where)
+        waiting = [i for i in by_pair.get(pair, []) if i not in found]
+        if not waiting:
+            raise InputError("this input is not in " + gold_name if pair not in by_pair
+                             else "duplicate input", where)
+        i = waiting[0]
+        expected = normalise_label(entry.get("gold"))
+        if expected is not None and expected != gold[i].label:
+            raise InputError(f"gold {expected} here but {gold[i].label} on {gold_name}:"
+                             f"{gold[i].line}: these are predictions for another set", where)
+        found[i] = (generated_label(entry.get("generated", entry.get("pred"))), where)
+    missing = [item for i, item in enumerate(gold) if i not in found]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise InputError(f"no prediction for this problem in {name}{more} (llm-jp-eval "
+                         "scores max_num_samples samples: set it to -1 for all)",
                          f"{gold_name}:{missing[0].line}")
     return [found[i] for i in range(len(gold))]
 
@@ -374,7 +634,9 @@ def evaluate(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> dict
     grouped = any(g.group is not None for g in gold)
     members: dict[str, list[int]] = {}
     members_by: dict[str, dict[str, dict[str, list[int]]]] = {name: {} for name in counts}
-    confusion = {g: {p: 0 for p in labels} for g in labels}
+    no_label = sum(1 for p in preds if p == NO_LABEL)
+    columns = list(labels) + ([NO_LABEL] if no_label else [])
+    confusion = {g: {p: 0 for p in columns} for g in labels}
     correct_total = 0
     for item, pred in zip(gold, preds):
         hit = int(item.label == pred)
@@ -406,6 +668,7 @@ def evaluate(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> dict
             "gold": gold_name, "predictions": pred_name,
             "scheme": "two-way" if labels == TWO_WAY else "three-way",
             "labels": list(labels), "collapsed": collapsed,
+            **({"no_label": no_label} if no_label else {}),
             "delta": delta, "delta_definition": DELTA_DEFINITION,
             **(_consistency(members) if grouped else
                {"consistency": None, "consistent": None, "n_groups": None}),
@@ -463,12 +726,15 @@ def markdown_report(result: Mapping[str, Any]) -> str:
     if result["collapsed"]:
         note += (f" {result['collapsed']} three-way predictions (neutral, contradiction) "
                  "were counted as non-entailment, as WOGLI does.")
+    if result.get("no_label"):
+        note += (f" {result['no_label']} generated answers were no label and count as "
+                 f"wrong ({NO_LABEL}).")
     out += [note, ""]
     for name, table in result["groups"].items():
         out += [f"## By {_TITLES.get(name, name)}", "", head.format(_TITLES.get(name, name))]
         out += [_row(key, stats, grouped) for key, stats in table.items()]
         out.append("")
-    labels = result["labels"]
+    labels = list(next(iter(result["confusion"].values())))  # + "no label" when it occurs
     out += ["## Confusion matrix (rows: gold, columns: predicted)", "",
             "| gold \\ predicted | " + " | ".join(labels) + " |",
             "|---|" + "---:|" * len(labels)]
