@@ -316,8 +316,10 @@ def test_interval_amounts_render_and_read_back(number, unit, interval, amount):
 
 def test_default_jamp_set_keeps_its_breadth_and_spread():
     """The default `gen jamp` set (seed 0) meets issue 13's bounds: at least 2,500 content
-    lemmas (2,890), the top clause in at most 0.5 % of problems and the top verb in at most
-    2 % (0.38 % and 1.42 %)."""
+    lemmas (2,778), the top clause in at most 0.5 % of problems and the top verb in at most
+    2 % (0.35 % and 1.48 %); and it keeps most of its verbs (964: the undated and posture
+    flags of the 2049-2050 readings took postures and routines out of the dating and
+    ordering templates; 1,002 before)."""
     from nligen.families import jamp
     from nligen.tools.diversity import content_units, diversity
 
@@ -328,7 +330,7 @@ def test_default_jamp_set_keeps_its_breadth_and_spread():
     assert result["clause"]["share"] <= 0.005, result["clause"]
     assert result["verb"]["share"] <= 0.02, result["verb"]
     assert result["content_lemmas"] >= 2500, result["content_lemmas"]
-    assert result["verb"]["distinct"] >= 1000, result["verb"]
+    assert result["verb"]["distinct"] >= 950, result["verb"]
     # every interval fits its clause (interval_longest: V.longest) and no clause read as
     # having no clock time is dated to the hour
     readings = {(e["lemma"], tuple_key(e["args"])): e

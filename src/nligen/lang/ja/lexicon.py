@@ -195,7 +195,8 @@ class ClauseReading:
     cannot be put in order; ``no_hour``: the act has no clock time of its own, 「18時に小説を
     発表した」; ``undated``: nobody dates it by the calendar at all, a posture or a step of
     seconds inside another activity, 「2月19日に手すりに寄りかかった」, for ``exclude_clause``
-    of the templates that date the act); ``longest``, (unit, number) pairs: the longest interval of a unit that fits
+    of the templates that date the act; ``posture``: a hold or position of the body,
+    サーフボードを抱える, not a deed people take turns at); ``longest``, (unit, number) pairs: the longest interval of a unit that fits
     the event, where it is shorter than 9 (冷蔵庫を整理する: 2 hours)."""
 
     durations: tuple[str, ...] = ()
@@ -205,7 +206,7 @@ class ClauseReading:
 
 
 CLAUSE_FLAGS = ("since", "now", "anaphor", "due", "ordinal", "habit", "state", "telic",
-                "unorderable", "no_hour", "undated")
+                "unorderable", "no_hour", "undated", "posture")
 DURATION_UNITS = ("hour", "day", "month", "year")
 HABIT_UNITS = ("day", "month", "year")
 
