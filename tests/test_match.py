@@ -302,3 +302,23 @@ def test_balance_label_with_premises_of_fixed_labels(capsys):
     assert main(["wogli", "--n", "40", "--balance", "label"]) == 0
     counts = Counter(json.loads(line)["label"] for line in capsys.readouterr().out.splitlines())
     assert counts["entailment"] == counts["non-entailment"] == 20
+
+
+def test_matched_shards_merge_into_the_whole_folder(tmp_path, capsys):
+    """Each shard meets the excluded pairs up to its end; the merged manifest has them all,
+    as the whole run's has."""
+    source = tmp_path / "made.tsv"
+    assert main(["jamp", "--n", "300", "--format", "jamp-tsv", "-q", "-o", str(source)]) == 0
+    whole = tmp_path / "whole"
+    assert main(["jamp", "--match", str(source), "-q", "-o", f"{whole}/"]) == 0
+    shards = []
+    for i in (1, 2, 3):
+        shard = tmp_path / f"shard{i}"
+        assert main(["jamp", "--match", str(source), "--shard", f"{i}/3", "-q",
+                     "-o", f"{shard}/"]) == 0
+        shards.append(str(shard))
+    merged = tmp_path / "merged"
+    assert main(["merge", *shards, "-o", str(merged), "-q"]) == 0
+    for name in ("all.jsonl", "manifest.json", "README.md"):
+        assert (merged / name).read_bytes() == (whole / name).read_bytes(), name
+    assert json.loads((whole / "manifest.json").read_text(encoding="utf-8"))["excluded_hits"]
