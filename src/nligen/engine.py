@@ -811,7 +811,7 @@ class Engine:
                     problems.append(f"{q.where}: {why}")
                 else:
                     fine.append(q)
-            if not fine or len(fine) < len(quotas):
+            if len(fine) < len(quotas):  # named in the error below
                 continue
             if all(h.rule.fixed is not None for h in hyps):
                 by_time: dict[tuple, list[CellQuota]] = {}

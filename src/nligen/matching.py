@@ -13,9 +13,9 @@ import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .datafiles import read_utf8
 from .errors import UsageError
@@ -134,11 +134,13 @@ def build_match(table: Table, quotas: list[CellQuota], exclude: Sequence[str | P
     return Match(quotas, frozenset(pairs | others), provenance)
 
 
-def count_cells(keys: Sequence[tuple[tuple, str]]) -> list[tuple[tuple, str, int]]:
-    """(cell key, how the file writes the cell, count) for each distinct key, in the
-    order of the keys (callers sort them)."""
-    counts: dict[tuple, list] = {}
-    for key, shown in keys:
-        entry = counts.setdefault(key, [shown, 0])
-        entry[1] += 1
-    return [(key, shown, k) for key, (shown, k) in counts.items()]
+def count_cells(rows: Iterable[tuple[tuple, CellQuota]]) -> list[CellQuota]:
+    """The cells of a file's rows, counted: each row is (sort key, its cell with count 1
+    and how the file names it); one quota per distinct cell, in the order of the keys."""
+    counted: dict[tuple, list] = {}
+    for rank, cell in rows:
+        key = (cell.template, cell.variant, cell.label, cell.time_format, cell.time_span)
+        entry = counted.setdefault(key, [rank, cell, 0])
+        entry[2] += 1
+    return [replace(cell, count=count)
+            for _, cell, count in sorted(counted.values(), key=lambda e: e[0])]

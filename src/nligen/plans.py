@@ -17,6 +17,7 @@ same for any ``--n``. A quota plan is the run's composition itself.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Mapping, Sequence
@@ -76,18 +77,15 @@ def label_schedule(labels: Sequence[str], weights: Sequence[Fraction]) -> Iterat
     """Cell indices without end: the labels in turn (in order of first appearance), and
     for each label the next of its cells by stride scheduling on the cells' weights
     (each cell is due every 1/weight; the earliest due goes first, ties by cell order)."""
-    order: list[str] = []
-    members: dict[str, list[int]] = {}
+    due: dict[str, list[tuple[Fraction, int]]] = {}  # label -> heap of (due, cell)
     for c, lab in enumerate(labels):
-        if lab not in members:
-            order.append(lab)
-            members[lab] = []
-        members[lab].append(c)
-    due = {c: Fraction(1, 2) / weights[c] for c in range(len(labels))}
+        due.setdefault(lab, []).append((Fraction(1, 2) / weights[c], c))
+    for heap in due.values():
+        heapq.heapify(heap)
     while True:
-        for lab in order:
-            c = min(members[lab], key=lambda k: (due[k], k))
-            due[c] += 1 / weights[c]
+        for heap in due.values():  # labels in order of first appearance
+            when, c = heap[0]
+            heapq.heapreplace(heap, (when + 1 / weights[c], c))
             yield c
 
 

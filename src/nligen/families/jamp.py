@@ -185,7 +185,7 @@ def read_match(path, exclude=(), template_set=None):
     table = read_table(path, MATCH_COLUMNS)
     by_number = {str(static_field(t, "jamp_template")): t for t in template_set.templates}
     order = {t.id: k for k, t in enumerate(template_set.templates)}
-    keys = []
+    rows = []
     for line, row in table.rows:
         where = f"{path}:{line}"
         number, label = row["template_num"].strip(), row["gold_label"].strip()
@@ -203,13 +203,11 @@ def read_match(path, exclude=(), template_set=None):
         if span not in ("None", *SPAN_CHOICES):
             raise UsageError(f"unknown cell: time_span {span!r} (known: None, "
                              f"{', '.join(SPAN_CHOICES)})", where)
-        fmt = FORMAT_CODES.get(fmt_name)
-        keys.append(((order[template.id], template.id, LABELS.index(label), label,
-                      fmt or "", fmt, span if span != "None" else None),
-                     f"template {number}, {label}, {fmt_name}, {span}"))
-    quotas = [CellQuota(key[1], "", key[3], count, key[5], key[6], shown)
-              for key, shown, count in sorted(count_cells(keys), key=lambda c: c[0][:5] + (
-                  c[0][6] or "",))]
+        fmt, span_value = FORMAT_CODES.get(fmt_name), span if span != "None" else None
+        rows.append(((order[template.id], LABELS.index(label), fmt or "", span_value or ""),
+                     CellQuota(template.id, "", label, 1, fmt, span_value,
+                               f"template {number}, {label}, {fmt_name}, {span}")))
+    quotas = count_cells(rows)
     return build_match(table, quotas, exclude)
 
 

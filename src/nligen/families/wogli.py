@@ -148,7 +148,7 @@ def read_match(path, sets=None, exclude=(), template_set=None):
     template = template_set.by_id(template_id)
     known = [name for name, _ in template.variant_names()]
     table = read_table(path, MATCH_COLUMNS)
-    keys = []
+    rows = []
     for line, row in table.rows:
         where = f"{path}:{line}"
         code, pattern = row["label"].strip(), row["pattern"].strip()
@@ -160,9 +160,9 @@ def read_match(path, sets=None, exclude=(), template_set=None):
         if name not in known:
             raise UsageError(f"unknown cell: pattern {pattern!r} is not one of set "
                              f"{set_name}'s ({len(known)} patterns; `gen list wogli`)", where)
-        keys.append(((known.index(name), name, label), f"{pattern}, label {code}"))
-    quotas = [CellQuota(template_id, key[1], key[2], count, where=shown)
-              for key, shown, count in sorted(count_cells(keys), key=lambda c: c[0])]
+        rows.append(((known.index(name), label),
+                     CellQuota(template_id, name, label, 1, where=f"{pattern}, label {code}")))
+    quotas = count_cells(rows)
     return build_match(table, quotas, exclude)
 
 

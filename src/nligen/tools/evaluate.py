@@ -268,36 +268,20 @@ def read_predictions(path: str | os.PathLike, gold: list[GoldItem],
 
 def _keyed_predictions(name: str, lines: list[str], gold: list[GoldItem],
                        gold_name: str) -> list[tuple[str, str]]:
-    index: dict[str, int] = {}
-    for i, item in enumerate(gold):
-        if item.id is None:
-            raise InputError(f"record has no 'id' to match the predictions of {name} with "
-                             "(give one label per line instead)", f"{gold_name}:{item.line}")
-        index[item.id] = i
-    found: dict[int, tuple[str, str]] = {}
-    first_line: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        record = json_object(line, where)
-        for key in ("id", "label"):
-            if key not in record:
-                raise InputError(f"prediction has no {key!r}", where)
-        item_id = _item_id(record["id"], where)
-        if item_id not in index:
-            raise InputError(f"unknown id {_show(item_id)} (not in {gold_name})", where)
-        if item_id in first_line:
-            raise InputError(f"duplicate id {_show(item_id)} (first on line "
-                             f"{first_line[item_id]})", where)
-        first_line[item_id] = number
-        found[index[item_id]] = (_label(record["label"], where, "predicted label"), where)
-    missing = [item for i, item in enumerate(gold) if i not in found]
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        raise InputError(f"no prediction for id {_show(missing[0].id)} in {name}{more}",
-                         f"{gold_name}:{missing[0].line}")
-    return [found[i] for i in range(len(gold))]
+    def entries():
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{name}:{number}"
+            record = json_object(line, where)
+            for key in ("id", "label"):
+                if key not in record:
+                    raise InputError(f"prediction has no {key!r}", where)
+            yield (_item_id(record["id"], where),
+                   _label(record["label"], where, "predicted label"), where, {})
+
+    return _match_by_id(entries(), gold, gold_name, name,
+                        no_id_hint=" (give one label per line instead)")
 
 
 # -- harness outputs ----------------------------------------------------------------------
@@ -414,8 +398,8 @@ def _lm_eval_predictions(files: list[tuple[str, list[str]]], gold: list[GoldItem
     return _match_by_id(entries(), gold, gold_name, ", ".join(n for n, _ in files))
 
 
-def _match_by_id(entries, gold: list[GoldItem], gold_name: str,
-                 pred_name: str) -> list[tuple[str, str]]:
+def _match_by_id(entries, gold: list[GoldItem], gold_name: str, pred_name: str,
+                 no_id_hint: str = "") -> list[tuple[str, str]]:
     """Predictions (id, label, where, doc) matched to the gold items by id; a doc that
     carries the item's label, premise or hypothesis must agree with the gold item (ids
     repeat across generated sets, so this catches predictions of another set)."""
@@ -423,7 +407,7 @@ def _match_by_id(entries, gold: list[GoldItem], gold_name: str,
     for i, item in enumerate(gold):
         if item.id is None:
             raise InputError(f"record has no 'id' to match the predictions of {pred_name} "
-                             "with", f"{gold_name}:{item.line}")
+                             f"with{no_id_hint}", f"{gold_name}:{item.line}")
         index[item.id] = i
     found: dict[int, tuple[str, str]] = {}
     for item_id, label, where, doc in entries:
@@ -431,7 +415,10 @@ def _match_by_id(entries, gold: list[GoldItem], gold_name: str,
             raise InputError(f"unknown id {_show(item_id)} (not in {gold_name})", where)
         i = index[item_id]
         if i in found:
-            raise InputError(f"duplicate id {_show(item_id)} (first at {found[i][1]})", where)
+            first_file, _, first_line = found[i][1].rpartition(":")
+            first = (f"on line {first_line}" if first_file == where.rpartition(":")[0]
+                     else f"at {found[i][1]}")
+            raise InputError(f"duplicate id {_show(item_id)} (first {first})", where)
         _same_item(doc, gold[i], gold_name, where)
         found[i] = (label, where)
     missing = [item for i, item in enumerate(gold) if i not in found]
