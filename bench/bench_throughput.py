@@ -93,6 +93,10 @@ def main(argv: list[str]) -> int:
     base = fstring_rate()
     print(f"f-string fill (baseline, this run): {base:,.0f} pairs/s; CheckList taken as "
           f"{base * CHECKLIST_PER_FSTRING:,.0f}/s")
+    from nligen.parallel import auto_workers
+
+    print(f"--workers auto (the command line's default) is {auto_workers()} here; the runs "
+          "below name their workers")
 
     def report(name: str, problems: int, r: dict, workers: int = 1) -> dict:
         rate = problems / r["seconds"]

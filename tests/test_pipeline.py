@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nligen import generate
-from nligen import pipeline
+from nligen import parallel, pipeline
 from nligen.api import merge, shard_range
 from nligen.errors import CapacityError, InputError, UsageError
 from nligen.families import jamp, wogli
@@ -138,6 +138,25 @@ def test_workers_write_the_same_bytes(small_chunks, tmp_path):
         ds.write(single, fmt, workers=workers)
         ds.write(whole, fmt)
         assert single.read_bytes() == whole.read_bytes()
+
+
+def test_auto_workers_write_what_one_process_writes(small_chunks, monkeypatch, tmp_path):
+    """--workers auto (the command line's default) takes one worker per core: the same
+    bytes as one process, on the command line and through the library."""
+    assert 1 <= parallel.auto_workers() <= parallel.AUTO_MAX_WORKERS
+    monkeypatch.setattr(parallel, "auto_workers", lambda: 3)
+    ds = wogli.generate(n=400, seed=5, sets=["dative"])
+    ds.write(tmp_path / "auto.jsonl", workers="auto")
+    ds.write(tmp_path / "one.jsonl", workers=1)
+    assert (tmp_path / "auto.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    from nligen.cli import main
+
+    assert main(["wogli", "--set", "dative", "--n", "400", "--seed", "5", "-q",
+                 "-o", str(tmp_path / "cli.jsonl")]) == 0
+    assert main(["wogli", "--set", "dative", "--n", "400", "--seed", "5", "-q",
+                 "--workers", "auto", "-o", str(tmp_path / "cli2.jsonl")]) == 0
+    assert (tmp_path / "cli.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "cli2.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
 
 
 TWINS = """
@@ -301,8 +320,11 @@ def test_bad_shards_and_workers_are_usage_errors(tmp_path):
     for shard in [(0, 3), (4, 3), (1, 0), (1, 11)]:
         with pytest.raises(UsageError, match="--shard"):
             ds.write(tmp_path / "x.jsonl", shard=shard)
-    with pytest.raises(UsageError, match="--workers"):
-        ds.write(tmp_path / "x.jsonl", workers=0)
+    for bad in (0, "all", 1.5, True):
+        with pytest.raises(UsageError, match="--workers"):
+            ds.write(tmp_path / "x.jsonl", workers=bad)
+    proc = run_gen("wogli", "--n", "10", "--workers", "many", "-o", str(tmp_path / "y.jsonl"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "--workers" in proc.stderr
     proc = run_gen("wogli", "--n", "10", "--shard", "2-3", "-o", str(tmp_path / "y.jsonl"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     proc = run_gen("wogli", "--n", "10", "--shard", "1/2")

@@ -138,15 +138,16 @@ class Dataset:
     def render(self, fmt: str = "jsonl", split: str | None = None) -> str:
         return "".join(self.iter_text(fmt, split))
 
-    def write(self, path: str | Path | None = None, fmt: str = "jsonl", *, workers: int = 1,
+    def write(self, path: str | Path | None = None, fmt: str = "jsonl", *,
+              workers: int | str = 1,
               shard: tuple[int, int] | None = None,
               progress: Callable[[int], None] | None = None,
               cluster: Any = None) -> list[Path]:
         """Write to stdout (path None), one file, or a folder (path ending in / or an
         existing folder: one file per split + manifest.json + README.md).
 
-        ``workers``: processes that build the items (the bytes are the same for any
-        number). ``shard=(i, k)``: only the i-th of k contiguous pieces (1-based); a
+        ``workers``: processes that build the items, or ``"auto"`` (one per core, at
+        most 4; the bytes are the same for any number). ``shard=(i, k)``: only the i-th of k contiguous pieces (1-based); a
         folder then holds the piece's files, a manifest naming the piece and its tally,
         for :func:`merge`. ``cluster``: a ``dask.distributed`` Client or scheduler
         address that builds the items instead (:mod:`nligen.cluster`). ``progress`` is
@@ -154,6 +155,10 @@ class Dataset:
         from .writers import AtomicFiles, is_dir_target
 
         check_workers(workers)
+        if workers == "auto":
+            from .parallel import auto_workers
+
+            workers = auto_workers()
         start, stop = shard_range(len(self), shard) if shard is not None else (0, len(self))
         folder = None if path is None or str(path) == "-" or not is_dir_target(path) else Path(path)
         tally = Tally(list(self.family_info.get("card_tables") or DEFAULT_CARD_TABLES)
@@ -257,8 +262,10 @@ def _chunks(fh, size: int = 1 << 20) -> Iterator[str]:
 
 
 def check_workers(workers: Any) -> None:
+    if workers == "auto":
+        return
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise UsageError(f"must be a positive integer (got {workers!r})", "--workers")
+        raise UsageError(f"must be a positive integer or auto (got {workers!r})", "--workers")
 
 
 def shard_range(n: int, shard: tuple[int, int]) -> tuple[int, int]:

@@ -31,6 +31,10 @@ def _int(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int | str:
+    return "auto" if text == "auto" else _int(text)
+
+
 def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
     p.add_argument("--n", type=_int, default=None, metavar="N",
                    help="number of problems (pairs) to write; default: the family's size")
@@ -88,9 +92,10 @@ def _shard(text: str) -> tuple[int, int]:
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     """How a run is carried out; the bytes written never depend on these."""
-    p.add_argument("--workers", type=_int, default=1, metavar="N",
-                   help="processes that build the problems (default 1); the output is the "
-                        "same for any N")
+    p.add_argument("--workers", type=_workers, default="auto", metavar="N",
+                   help="processes that build the problems, or auto (the default: one per "
+                        "core, at most 4; a run of up to 5,000 problems uses one); the "
+                        "output is the same for any N")
     p.add_argument("--shard", type=_shard, default=None, metavar="I/K",
                    help="write only the I-th of K contiguous pieces (1 <= I <= K); the K "
                         "pieces concatenated in order are the whole file, and `gen merge` "

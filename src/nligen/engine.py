@@ -440,6 +440,11 @@ def _groups(options: Sequence[SlotValue]) -> list[list[SlotValue]] | None:
     return list(by_group.values())
 
 
+# (seed, side) -> option key -> its rank in a deal (a pure function of the three: kept for
+# the process, bounded by the options of the lexicons loaded)
+_RANKS: dict[tuple[str, str], dict[str, tuple[int, str]]] = {}
+
+
 def _deal_groups(options: Sequence[SlotValue], seed: Any, side: str,
                  spread: tuple[int, int, int, int] = (0, 0, 0, 1)) -> list[list[SlotValue]]:
     """The options as the parts :class:`_EvenDeal` deals once a round: groups in a seeded
@@ -447,8 +452,16 @@ def _deal_groups(options: Sequence[SlotValue], seed: Any, side: str,
     The order depends on the options' keys only, not on the template, and ``spread``
     (Variant.spread) turns it: the groups start a fraction ``phase / 2**32`` of the way
     round and each group's members ``shift`` places on."""
+    if len(_RANKS) > 8:  # a long-lived process running many seeds
+        _RANKS.clear()
+    memo = _RANKS.setdefault((str(seed), side), {})
+
     def rank(key: str) -> tuple[int, str]:
-        return StableRng(seed, side, "rounds", key).randbelow(1 << 62), key
+        # pools share most options (27 Jamp predicate specs): each key ranked once
+        r = memo.get(key)
+        if r is None:
+            r = memo[key] = (StableRng(seed, side, "rounds", key).randbelow(1 << 62), key)
+        return r
 
     groups = [sorted(g, key=lambda o: rank(o._key))
               for g in _groups(options) or [[o] for o in options]]
@@ -903,11 +916,13 @@ class Engine:
     def check_total(self, n: int) -> None:
         """Refuse, before any work, an n larger than every selected variant can give."""
         _check_n(n)
+        if any(v.template.time is not None for v in self.variants):
+            return  # time draws multiply the fillings: no bound worth computing first
         bound = 0
         parts = []
         for v in self.variants:
             cap = v.capacity()
-            if cap is None or v.template.time is not None:
+            if cap is None:
                 return
             pairs = cap * len(self.selected_hypotheses(v.template))
             bound += pairs
@@ -1068,8 +1083,10 @@ class Engine:
             want = asked.pop(id(v), 0)
             if not want:
                 continue
+            if v.template.time is not None:
+                continue  # time draws multiply the fillings
             cap = v.capacity()
-            if cap is not None and want > cap and v.template.time is None:
+            if cap is not None and want > cap:
                 raise CapacityError(
                     f"asked for {want} distinct items but it can give at most {cap}", v.where)
 
@@ -1174,7 +1191,13 @@ class Engine:
         ``seen``, distinct from each other); None when no draw does. ``seen`` None: every
         pair counts as new (a worker's stream, see :meth:`cell_stream`)."""
         v = cell.variant
-        for draw in range(first_draw, TIME_DRAWS if v.template.time is not None else 1):
+        time = v.template.time
+        if time is not None and not time.drawable(
+                cell.time_formats if cell.time_formats is not None else self.selection.time_formats,
+                cell.time_spans if cell.time_spans is not None else self.selection.time_spans,
+                filling, cell.time_formats is not None):
+            return None  # every draw would fail: the same as trying them all
+        for draw in range(first_draw, TIME_DRAWS if time is not None else 1):
             timing = self._with_time(cell, side, filling, position, draw)
             if timing is None:
                 continue

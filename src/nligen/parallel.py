@@ -35,6 +35,25 @@ AHEAD = 2  # blocks asked for beyond the one being taken
 OWN_SHARE = 0.15  # this process's weight in sharing out the cells (a worker's: 1)
 
 
+AUTO_MAX_WORKERS = 4  # beyond this the one process that takes and writes is the limit
+
+
+def auto_workers() -> int:
+    """The workers ``--workers auto`` uses: the cores this process may run on (at most
+    AUTO_MAX_WORKERS), or 1 where processes cannot be forked (the workers inherit the
+    loaded templates and lexicons). The bytes written are the same for any number."""
+    import multiprocessing as mp
+    import os
+
+    if "fork" not in mp.get_all_start_methods():
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, AUTO_MAX_WORKERS))
+
+
 def produce(job: Job, workers: int = 1) -> Iterator[Piece]:
     """The job's pieces in order, made here or by ``workers`` processes."""
     if workers <= 1 or not job.source.streams or job.stop - job.start <= pipeline.CHUNK \

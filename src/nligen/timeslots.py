@@ -254,11 +254,11 @@ class TimeSpec:
         return [s for s in self.spans if allowed is None or s in allowed]
 
     # -- drawing ----------------------------------------------------------------
-    def draw(self, rng: StableRng, attempt: int, render: TimeText,
-             formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
-             env: Mapping[str, Any] | None = None, requested: bool = False) -> TimeDraw | None:
+    def _choices(self, formats: Sequence[str] | None, spans: Sequence[str] | None,
+                 env: Mapping[str, Any] | None, requested: bool
+                 ) -> tuple[list[str], list[str | None], list | None]:
+        """(formats, spans, units) a draw for this filling chooses from."""
         fmts = self.problem_formats(formats, requested)
-        span_list = self.problem_spans(spans)
         units = self._field_list(self.units_field, env, "units_field")
         grains = self._field_list(self.grains_field, env, "grains_field")
         if self.points and grains is not None and not requested:
@@ -266,6 +266,19 @@ class TimeSpec:
             fmts = [f for f in fmts if FORMATS[f][-1] in grains]
         elif not self.points and units is not None:
             fmts = [f for f in fmts if f in units]
+        return fmts, self.problem_spans(spans), units
+
+    def drawable(self, formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
+                 env: Mapping[str, Any] | None = None, requested: bool = False) -> bool:
+        """False when no draw can succeed for this filling, whatever the random numbers
+        (its clause takes none of the formats or units): every :meth:`draw` returns None."""
+        fmts, span_list, _units = self._choices(formats, spans, env, requested)
+        return bool(fmts and span_list)
+
+    def draw(self, rng: StableRng, attempt: int, render: TimeText,
+             formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
+             env: Mapping[str, Any] | None = None, requested: bool = False) -> TimeDraw | None:
+        fmts, span_list, units = self._choices(formats, spans, env, requested)
         if not fmts or not span_list:
             return None
         fmt = fmts[rng.randbelow(len(fmts))]

@@ -48,9 +48,6 @@ class JaVerb:
     # frame_tuples' answers by their arguments: the 27 predicate specs of the Jamp
     # templates ask the same frames and restrictions of every verb
     _frame_memo: dict = field(default_factory=dict)
-    # frame_tuples' answers by their arguments: the 27 predicate specs of the Jamp
-    # templates ask the same frames and restrictions of every verb
-    _frame_memo: dict = field(default_factory=dict)
 
     @property
     def person_agent(self) -> bool:
@@ -376,9 +373,11 @@ class JaLexicon:
             read = readings.get(e.get("lemma"), {}) if isinstance(e, dict) else {}
             # composed clauses join the observed tuples (count 1) as read and accepted
             try:
-                observed = {tuple_key(row[0]) for row in e["tuples"]}
-                composed = [(args, 1) for key, (args, _r, made) in sorted(read.items())
-                            if made and key not in observed]
+                composed = []
+                if any(made for _a, _r, made in read.values()):
+                    observed = {tuple_key(row[0]) for row in e["tuples"]}
+                    composed = [(args, 1) for key, (args, _r, made) in sorted(read.items())
+                                if made and key not in observed]
                 accepted_keys = None if accepted is None else frozenset(
                     accepted.get(e["lemma"], ())) | {tuple_key(a) for a, _ in composed}
                 verbs.append(JaVerb(

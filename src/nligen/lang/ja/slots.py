@@ -202,6 +202,8 @@ class PredicateKind:
         unwanted = _flag_set(spec.get("exclude_clause"))
         out: list[SlotValue] = []
         seen: set[str] = set()
+        value_memo = _memo(lex, "_option_values")
+        foreign_memo = _memo(lex, "_foreign_tuples")
         for verb in lex.usable_verbs():
             if only is not None and verb.lemma not in only or verb.lemma in excluded:
                 continue
@@ -222,9 +224,14 @@ class PredicateKind:
                 frame, lex.noun_frequency, MIN_NOUN_FREQUENCY, bool(spec.get("honorific")),
                 restrictions)]
             for args in tuples:
-                if any(w in PRONOUNS or _latin(w) for w in args.values()):
+                key_args = tuple_key(args)
+                foreign = foreign_memo.get(key_args)
+                if foreign is None:
+                    foreign = foreign_memo[key_args] = any(
+                        w in PRONOUNS or _latin(w) for w in args.values())
+                if foreign:
                     continue
-                reading = verb.readings.get(tuple_key(args))
+                reading = verb.readings.get(key_args)
                 if flags and (reading is None or not flags <= reading.flags | {READ}):
                     continue  # not read as natural in this frame
                 if reading is not None and unwanted & reading.flags:
@@ -242,6 +249,16 @@ class PredicateKind:
                               for m in read_modifiers.get(args[c], ())
                               if verb.lemma not in not_with.get((args[c], m), ())]
                 for mod_case, mod in extra:
+                    # the same clause in another spec is the same value (the 27 predicate
+                    # specs of the Jamp templates share most clauses): built once
+                    memo_key = (ctx.slot, verb.lemma, key_args, mod_case, mod, with_args,
+                                with_args and "anaphor" in flags)
+                    value = value_memo.get(memo_key)
+                    if value is not None:
+                        if value._key not in seen:
+                            seen.add(value._key)
+                            out.append(value)
+                        continue
                     fields = {"lemma": verb.lemma, **nouns}
                     if mod is not None:
                         fields["no"] = mod
@@ -273,9 +290,20 @@ class PredicateKind:
                                                      cls.get("repeatable", True),
                                                      "ni" in fields)
                     # the verb is the group: the engine draws verbs evenly, then a tuple
-                    out.append(SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
-                                         lemmas=lemmas, key=key, group=verb.lemma))
+                    value = SlotValue(ctx.slot, verb.lemma, fields, identity=verb.lemma,
+                                      lemmas=lemmas, key=key, group=verb.lemma)
+                    value_memo[memo_key] = value
+                    out.append(value)
         return out
+
+
+def _memo(lex, name: str) -> dict:
+    """A dict kept on the loaded lexicon (shared by every spec built from it)."""
+    memo = getattr(lex, name, None)
+    if memo is None:
+        memo = {}
+        setattr(lex, name, memo)
+    return memo
 
 
 # ``clause: [read]`` keeps only clauses a reader read in context, whatever their flags: a
