@@ -98,14 +98,14 @@ def main(argv: list[str]) -> int:
     print(f"--workers auto (the command line's default) is {auto_workers()} here; the runs "
           "below name their workers")
 
-    def report(name: str, problems: int, r: dict, workers: int = 1) -> dict:
+    def report(name: str, problems: int, r: dict, workers: int | str = 1) -> dict:
         rate = problems / r["seconds"]
         row = {"run": name, "workers": workers, "problems": problems, **r,
                "problems_per_second": round(rate),
                "vs_fstring": round(rate / base, 4),
                "vs_checklist": round(rate / (base * CHECKLIST_PER_FSTRING), 3)}
         rows.append(row)
-        print(f"{name:<34} w={workers} {problems:>8,} {r['seconds']:>7.2f} s "
+        print(f"{name:<34} w={workers:<4} {problems:>8,} {r['seconds']:>7.2f} s "
               f"{rate:>9,.0f}/s  {row['vs_checklist']:>5.2f} x CheckList  "
               f"peak {r['peak_mb']:>7.1f} MB")
         return row
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> int:
             total += count_lines(target)
             seconds += r["seconds"]
         report("five WOGLI paper sets (5 processes)", int(total),
-               {"seconds": round(seconds, 2), "peak_mb": 0.0})
+               {"seconds": round(seconds, 2), "peak_mb": 0.0}, "auto")
         for workers in (1, 2):
             target = out / "j.jsonl"
             r = gen(["jamp", "--workers", str(workers), "-q", "-o", str(target)])

@@ -343,9 +343,9 @@ class FillingWalker:
         for members in variant._dependency_groups():
             if len(members) == 1:
                 options = variant.options(members[0])
-                if even is None and _groups(options) is not None:
+                if even is None and _is_grouped(options):
                     even = len(groups)
-                rows = [(o,) for o in options]
+                rows = _single_rows(options)
             else:
                 rows = []
                 for filling in _walk_group(variant, members):
@@ -428,6 +428,27 @@ class _EvenDeal:
         g = active[i]
         use, member = divmod(first_round + rnd, len(self.groups[g]))
         return self.groups[g][member], self.offsets[g] + member, use
+
+
+_ROWS: dict[int, tuple[Sequence[SlotValue], list[tuple[SlotValue]]]] = {}
+
+
+def _single_rows(options: Sequence[SlotValue]) -> list[tuple[SlotValue]]:
+    """A one-slot group's rows, [(option,), ...]: variants that share an options list
+    (Jamp's templates share their predicate slot's) share its rows."""
+    hit = _ROWS.get(id(options))
+    if hit is not None and hit[0] is options:
+        return hit[1]
+    if len(_ROWS) > 4096:  # a long-lived process loading many template sets
+        _ROWS.clear()
+    rows = [(o,) for o in options]
+    _ROWS[id(options)] = (options, rows)
+    return rows
+
+
+def _is_grouped(options: Sequence[SlotValue]) -> bool:
+    """Whether the options are grouped (:func:`_groups` is not None), without grouping."""
+    return bool(options) and options[0]._group is not None
 
 
 def _groups(options: Sequence[SlotValue]) -> list[list[SlotValue]] | None:
@@ -673,6 +694,7 @@ class Engine:
         self._analysers: dict[str, Callable[[str], list[str]]] = {}
         self._options: dict[tuple, list[SlotValue]] = {}  # shared by the variants (Variant)
         self._proofs: dict[tuple, tuple[bool, Variant]] = {}  # same_lemmas, by cell
+        self._prepared: dict[tuple, tuple] = {}  # (side, side filter) -> its cells (prepare)
         self._part_lemmas: dict[tuple, list[str]] = {}  # (text, first, last) -> lemmas
         self.templates = self._select_templates()
         self.variants = self._build_variants()
@@ -898,7 +920,7 @@ class Engine:
                 if slot in v.dependent:
                     continue
                 options = v.options(slot)
-                if _groups(options) is not None:
+                if _is_grouped(options):
                     by_pool.setdefault(tuple(sorted(o._key for o in options)), []).append((v, slot))
                     break
         for keys, pool in by_pool.items():
@@ -1044,13 +1066,20 @@ class Engine:
                 ) -> list[Cell]:
         """The cells a run of ``n`` items walks, ready to walk (a side of a split has
         variants of its own, which see only that side's options)."""
-        variants = self.variants if not side else [
-            Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter,
-                    shared=self._options)
-            for v in self.variants
-        ]
-        cells = self.cells(variants)
-        self.spread(variants)
+        # a run prepares each side twice (its check, then the pass): the cells are kept
+        key = (side, id(side_filter))
+        hit = self._prepared.get(key)
+        if hit is not None and hit[0] is side_filter:
+            cells = hit[1]
+        else:
+            variants = self.variants if not side else [
+                Variant(v.template, v.name, v.axes, self.lexicons, side, side_filter,
+                        shared=self._options)
+                for v in self.variants
+            ]
+            cells = self.cells(variants)
+            self.spread(variants)
+            self._prepared[key] = (side_filter, cells)
         self._check_capacity(cells, self.units_per_cell(cells, n))
         return cells
 
