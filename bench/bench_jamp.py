@@ -23,7 +23,7 @@ FRAGMENTS = ("now", "ordering", "time_point", "anaphora", "interval", "habituali
 
 def run(label: str, args: list[str], out: Path) -> dict:
     target = out / f"{label}.jsonl"
-    code = ("import resource, sys; from nligen.cli import main; rc = main(sys.argv[1:]); "
+    code = ("import resource, sys; from nligen.cli import run; rc = run(sys.argv[1:]); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
             "sys.exit(rc)")
     start = time.perf_counter()

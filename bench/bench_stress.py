@@ -33,7 +33,7 @@ def main() -> None:
         lines = ["premise\thypothesis\tlabel"]
         lines += ["\t".join(pairs[i % len(pairs)]) for i in range(ROWS)]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        code = ("import resource, sys; from nligen.cli import main; rc = main(sys.argv[1:]); "
+        code = ("import resource, sys; from nligen.cli import run; rc = run(sys.argv[1:]); "
                 "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
                 "sys.exit(rc)")
         start = time.perf_counter()

@@ -25,7 +25,7 @@ CHECKLIST_PER_FSTRING = 1 / 7  # issue 14: CheckList ~160k/s, f-string ~7x faste
 README_EXAMPLE = Path(__file__).resolve().parents[1] / "README.md"
 PAPER_SETS = ("wogli", "os_hard", "p_subject", "dative", "ditransitive")
 
-_CHILD = ("import resource, sys; from nligen.cli import main; rc = main(sys.argv[1:]); "
+_CHILD = ("import resource, sys; from nligen.cli import run; rc = run(sys.argv[1:]); "
           "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
           "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); "
           "sys.exit(rc)")

@@ -23,7 +23,7 @@ SETS = ("wogli", "os_hard", "p_subject", "dative", "ditransitive")
 
 def run(set_name: str, out: Path) -> dict:
     target = out / f"{set_name}.jsonl"
-    code = ("import resource, sys; from nligen.cli import main; rc = main(sys.argv[1:]); "
+    code = ("import resource, sys; from nligen.cli import run; rc = run(sys.argv[1:]); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
             "sys.exit(rc)")
     start = time.perf_counter()

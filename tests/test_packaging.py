@@ -28,4 +28,4 @@ def test_every_shipped_data_file_is_packaged():
     shipped |= {str(p) for p in (REPO / "lexicons").rglob("*") if p.is_file()}
     assert shipped <= packaged, sorted(shipped - packaged)
     scripts = config["project"]["scripts"]
-    assert scripts == {"gen": "nligen.cli:main", "nligen": "nligen.cli:main"}
+    assert scripts == {"gen": "nligen.cli:run", "nligen": "nligen.cli:run"}

@@ -435,5 +435,30 @@ def _error_line(message: str) -> None:
     sys.stderr.flush()
 
 
+def run(argv: Sequence[str] | None = None) -> int:
+    """The console scripts' entry point: :func:`main` in a process that ends after it.
+
+    Loading the templates and lexicons makes Jamp's half a million long-lived objects, and
+    the cyclic collector walked all of them at each full collection while they grew (7
+    times, 0.65 s of a 4 s run) and once more at exit (0.4 s). Little of what a run makes
+    is cyclic garbage, so the process runs without full collections (the young
+    generations still collect), and what is left at the end is frozen for the exit."""
+    import gc
+
+    old = gc.get_threshold()
+    gc.set_threshold(old[0], old[1], FULL_COLLECTIONS_OFF)
+    try:
+        rc = main(argv)
+    finally:
+        gc.set_threshold(*old)
+    sys.stdout.flush()
+    gc.freeze()  # the process ends now: nothing left for the collector's last walk
+    return rc
+
+
+# gen2 threshold of a command-line run: full collections only after this many gen1 ones
+FULL_COLLECTIONS_OFF = 1_000_000
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(run())

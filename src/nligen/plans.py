@@ -50,6 +50,9 @@ class CellQuota:
         return cls(template, variant, label, count, fmt, span)
 
 
+MIN_TEMPLATE_WEIGHT = 0.01  # of the mean weight (1): no template's share falls below it
+
+
 def template_weights(label_sets: Sequence[Sequence[str]]) -> list[Fraction]:
     """A weight per template (given the labels each can produce) such that every label's
     templates weigh the same in total, where that is possible, and the weights stay as
@@ -70,6 +73,10 @@ def template_weights(label_sets: Sequence[Sequence[str]]) -> list[Fraction]:
         weights = [w * sum(factor[lab] for lab in s) / len(s) for w, s in zip(weights, label_sets)]
         scale = len(weights) / sum(weights)
         weights = [w * scale for w in weights]
+    # Where the labels cannot weigh the same (an entailment-only template beside an
+    # entailment/neutral and an entailment/contradiction one), fitting drives a template
+    # towards 0: it keeps a floor instead, so every template still comes up.
+    weights = [max(w, MIN_TEMPLATE_WEIGHT) for w in weights]
     return [Fraction(w).limit_denominator(1_000_000) for w in weights]
 
 
