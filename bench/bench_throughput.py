@@ -142,7 +142,7 @@ def main(argv: list[str]) -> int:
             report("gen run mine/ --n 10000 -o FILE", 10_000, r, workers)
         if not quick:
             r = gen(["wogli", "--n", "1000000", "-q", "-o", str(out / "million") + "/"])
-            report("gen wogli --n 1000000 -o DIR/", 1_000_000, r)
+            report("gen wogli --n 1000000 -o DIR/", 1_000_000, r, "auto")
     print(json.dumps({"fstring_pairs_per_second": round(base), "runs": rows}))
     return 0
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from nligen.errors import TemplateError
 from nligen.lang.ja.timetext import parse_interval, parse_point, time_text
 from nligen.rng import StableRng
+from nligen import timeslots
 from nligen.timeslots import (
     FORMATS, RANGE_END, RANGE_START, REFERENCE, SHORT_WINDOW, parse_time_block, project,
 )
@@ -309,3 +310,16 @@ def test_bad_time_blocks_are_refused(raw, message):
         parse_time_block(raw, "t: time", {"V"})
     assert isinstance(info.value, (TemplateError,)) or "Condition" in type(info.value).__name__
     assert message in str(info.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, timeslots.RANGE_HOURS - 1), st.sampled_from(sorted(timeslots.FORMATS)))
+def test_project_is_the_unit_by_unit_projection(hour, fmt):
+    """The lean projection every draw uses denotes what the unit-by-unit one does (29
+    February without a year included: both None)."""
+    import datetime as _dt
+
+    moment = timeslots.RANGE_START + _dt.timedelta(hours=hour)
+    assert timeslots.project(moment, fmt) == timeslots._project_reference(moment, fmt)
+    leap = _dt.datetime(2016, 2, 29, hour % 24)
+    assert timeslots.project(leap, fmt) == timeslots._project_reference(leap, fmt)

@@ -400,6 +400,28 @@ class FillingWalker:
         return dict(zip(self._order, values))
 
 
+_DEAL_LAYOUTS: dict[tuple[int, int], tuple] = {}
+
+
+def _deal_layout(lengths: list[int], rest: int) -> tuple[list[int], list[tuple], int]:
+    """(offsets, segments, size) of :class:`_EvenDeal`: the rank of each group's first
+    member; (place, first round, active groups) from each round on which a group has
+    run out; the number of places."""
+    offsets = []
+    total = 0
+    for n in lengths:
+        offsets.append(total)
+        total += n
+    segments: list[tuple[int, int, tuple[int, ...]]] = []
+    place = first_round = 0
+    for end in sorted({n * rest for n in lengths}):
+        active = tuple([i for i, n in enumerate(lengths) if n * rest > first_round])
+        segments.append((place, first_round, active))
+        place += (end - first_round) * len(active)
+        first_round = end
+    return offsets, segments, place
+
+
 class _EvenDeal:
     """The options of an evenly walked slot as an endless deal in rounds, over parts
     (:func:`_deal_groups`). Round r takes, from every part not yet used up, its member
@@ -411,19 +433,14 @@ class _EvenDeal:
 
     def __init__(self, groups: list[list[SlotValue]], rest: int, j: int = 0, count: int = 1):
         self.groups = groups
-        self.offsets = []  # rank of a group's first member
-        total = 0
-        for g in groups:
-            self.offsets.append(total)
-            total += len(g)
-        self.segments: list[tuple[int, int, tuple[int, ...]]] = []  # (place, round, groups)
-        place = first_round = 0
-        for end in sorted({len(g) * rest for g in groups}):
-            active = tuple(i for i, g in enumerate(groups) if len(g) * rest > first_round)
-            self.segments.append((place, first_round, active))
-            place += (end - first_round) * len(active)
-            first_round = end
-        self.size = place
+        # the variants of a pool share its deal: its layout is worked out once per rest
+        hit = _DEAL_LAYOUTS.get((id(groups), rest))
+        if hit is None or hit[0] is not groups:
+            if len(_DEAL_LAYOUTS) > 4096:  # a long-lived process loading many template sets
+                _DEAL_LAYOUTS.clear()
+            hit = (groups, *_deal_layout([len(g) for g in groups], rest))
+            _DEAL_LAYOUTS[(id(groups), rest)] = hit
+        self.offsets, self.segments, self.size = hit[1], hit[2], hit[3]
         self.starts = [seg[0] for seg in self.segments]
         self.j, self.count = j, count
 
@@ -1092,7 +1109,7 @@ class Engine:
         return cells
 
     def _with_time(self, cell: Cell, side: str, filling: dict[str, SlotValue], position: int,
-                   draw: int):
+                   draw: int, choices: tuple | None = None):
         """(filling with its time expressions, record time fields, (format, span)); the
         filling alone when the template has no time block; None when the draw fails."""
         t = cell.variant.template
@@ -1103,7 +1120,7 @@ class Engine:
                       draw), draw, self.time_text(t),
             cell.time_formats if cell.time_formats is not None else self.selection.time_formats,
             cell.time_spans if cell.time_spans is not None else self.selection.time_spans,
-            filling, cell.time_formats is not None)
+            filling, cell.time_formats is not None, choices)
         if drawn is None:
             return None
         full = dict(filling)
@@ -1229,13 +1246,16 @@ class Engine:
         pair counts as new (a worker's stream, see :meth:`cell_stream`)."""
         v = cell.variant
         time = v.template.time
-        if time is not None and not time.drawable(
+        choices = None
+        if time is not None:
+            choices = time.choices(
                 cell.time_formats if cell.time_formats is not None else self.selection.time_formats,
                 cell.time_spans if cell.time_spans is not None else self.selection.time_spans,
-                filling, cell.time_formats is not None):
-            return None  # every draw would fail: the same as trying them all
+                filling, cell.time_formats is not None)
+            if choices is None:
+                return None  # every draw would fail: the same as trying them all
         for draw in range(first_draw, TIME_DRAWS if time is not None else 1):
-            timing = self._with_time(cell, side, filling, position, draw)
+            timing = self._with_time(cell, side, filling, position, draw, choices)
             if timing is None:
                 continue
             full, time_fields, time_key = timing

@@ -51,6 +51,7 @@ interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -90,7 +91,9 @@ TIME_KEYS = {"points", "intervals", "units", "formats", "match_formats", "interv
 TIME_DEFAULT_KEYS = {"hours", "interval_max", "interval_min"}
 
 
+@functools.lru_cache(maxsize=4096)
 def unit_duration(unit: str, k: int = 1) -> ntime.Duration:
+    """k units as a duration (immutable: kept, every draw asks for a few)."""
     return ntime.UNITS[unit] * k
 
 
@@ -98,6 +101,25 @@ def project(moment: _dt.datetime, fmt: str) -> tuple[_dt.datetime, _dt.datetime]
     """The span a time point in this format denotes: shown units from ``moment``, hidden
     larger units from the reference, smaller units at their minimum. None when the shown
     units do not exist in the reference (29 February without a year)."""
+    first, last = _SHOWN[fmt]
+    # (year, month, day, hour): the reference's above the first shown unit, the moment's
+    # from it to the last, the least below (every draw projects its points: kept lean)
+    year = moment.year if first == 0 else REFERENCE.year
+    month = moment.month if first <= 1 <= last else (REFERENCE.month if first > 1 else 1)
+    day = moment.day if first <= 2 <= last else (REFERENCE.day if first > 2 else 1)
+    hour = moment.hour if last == 3 else 0
+    try:
+        start = _dt.datetime(year, month, day, hour)
+    except ValueError:
+        return None
+    step = _STEP[last]
+    if step is not None:
+        return start, start + step
+    return start, ntime.add_duration(start, ntime.UNITS[UNIT_ORDER[last]])
+
+
+def _project_reference(moment: _dt.datetime, fmt: str) -> tuple[_dt.datetime, _dt.datetime] | None:
+    """:func:`project` written out unit by unit (the tests hold the two equal)."""
     units = FORMATS[fmt]
     first, last = UNIT_ORDER.index(units[0]), UNIT_ORDER.index(units[-1])
     parts = []
@@ -113,6 +135,12 @@ def project(moment: _dt.datetime, fmt: str) -> tuple[_dt.datetime, _dt.datetime]
     except ValueError:
         return None
     return start, ntime.add_duration(start, ntime.UNITS[units[-1]])
+
+
+# format -> (index of its first shown unit, of its last) in UNIT_ORDER
+_SHOWN = {fmt: (UNIT_ORDER.index(u[0]), UNIT_ORDER.index(u[-1])) for fmt, u in FORMATS.items()}
+# a day or an hour is a fixed step; a month or a year is calendar addition
+_STEP = (None, None, _dt.timedelta(days=1), _dt.timedelta(hours=1))
 
 
 def hidden_unit(fmt: str) -> str | None:
@@ -268,23 +296,36 @@ class TimeSpec:
             fmts = [f for f in fmts if f in units]
         return fmts, self.problem_spans(spans), units
 
-    def drawable(self, formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
-                 env: Mapping[str, Any] | None = None, requested: bool = False) -> bool:
-        """False when no draw can succeed for this filling, whatever the random numbers
-        (its clause takes none of the formats or units): every :meth:`draw` returns None."""
-        fmts, span_list, _units = self._choices(formats, spans, env, requested)
-        return bool(fmts and span_list)
+    def _point_units(self, fmt: str, units: list | None) -> list[str]:
+        """The units an interval may take beside points of this format."""
+        return [u for u in FORMATS[fmt] if u in self.interval_units
+                and (units is None or u in units)]
+
+    def choices(self, formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
+                env: Mapping[str, Any] | None = None, requested: bool = False) -> tuple | None:
+        """What the draws for this filling choose from, for :meth:`draw` (the same for
+        all of them); None when no draw can succeed, whatever the random numbers (its
+        clause takes none of the formats or units): every draw would return None."""
+        fmts, span_list, units = self._choices(formats, spans, env, requested)
+        return (fmts, span_list, units) if fmts and span_list else None
 
     def draw(self, rng: StableRng, attempt: int, render: TimeText,
              formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
-             env: Mapping[str, Any] | None = None, requested: bool = False) -> TimeDraw | None:
-        fmts, span_list, units = self._choices(formats, spans, env, requested)
-        if not fmts or not span_list:
-            return None
+             env: Mapping[str, Any] | None = None, requested: bool = False,
+             choices: tuple | None = None) -> TimeDraw | None:
+        """One draw; ``choices``: :meth:`choices` of these arguments, computed once for
+        a filling's draws."""
+        if choices is None:
+            choices = self.choices(formats, spans, env, requested)
+            if choices is None:
+                return None
+        fmts, span_list, units = choices
         fmt = fmts[rng.randbelow(len(fmts))]
         span = span_list[rng.randbelow(len(span_list))]
         values: dict[str, SlotValue] = {}
         if self.points:
+            if (self.intervals or self.units) and not self._point_units(fmt, units):
+                return None  # no interval unit for this format: fails before any point
             hours = self.hours if "hour" in FORMATS[fmt] else None
             moments = self._draw_moments(rng, fmt, span, attempt >= UNIFORM_ATTEMPTS, hours)
             if moments is None:
@@ -306,8 +347,7 @@ class TimeSpec:
                                            render("point", {"start": start, "format": fmt}))
             if hours is not None and not self._hours_ok(values.values()):
                 return None  # a nearby, short-span or derived point left the shown hours
-            point_units = [u for u in FORMATS[fmt] if u in self.interval_units
-                           and (units is None or u in units)]
+            point_units = self._point_units(fmt, units)
         else:
             point_units = [fmt]
         if self.intervals or self.units:

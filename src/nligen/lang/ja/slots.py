@@ -171,8 +171,6 @@ class PredicateKind:
         return cache[key]
 
     def _build_options(self, spec, ctx):
-        from .lexicon import MIN_NOUN_FREQUENCY
-
         lex = ja_lexicon(ctx.lexicons)
         alternatives = case_alternatives(spec["cases"], ctx.where)
         jamp = set(spec["jamp"] if isinstance(spec.get("jamp"), list) else
@@ -203,7 +201,9 @@ class PredicateKind:
         out: list[SlotValue] = []
         seen: set[str] = set()
         value_memo = _memo(lex, "_option_values")
-        foreign_memo = _memo(lex, "_foreign_tuples")
+        clause_memo = _memo(lex, "_verb_clauses")
+        honorific = bool(spec.get("honorific"))
+        restriction_key = tuple(sorted(restrictions.items()))
         for verb in lex.usable_verbs():
             if only is not None and verb.lemma not in only or verb.lemma in excluded:
                 continue
@@ -220,18 +220,12 @@ class PredicateKind:
                 continue
             if trans and cls.get("transitivity") not in trans:
                 continue
-            tuples = [t for frame in frames for t, _count in verb.frame_tuples(
-                frame, lex.noun_frequency, MIN_NOUN_FREQUENCY, bool(spec.get("honorific")),
-                restrictions)]
-            for args in tuples:
-                key_args = tuple_key(args)
-                foreign = foreign_memo.get(key_args)
-                if foreign is None:
-                    foreign = foreign_memo[key_args] = any(
-                        w in PRONOUNS or _latin(w) for w in args.values())
-                if foreign:
-                    continue
-                reading = verb.readings.get(key_args)
+            clauses_key = (verb.lemma, tuple(frames), honorific, restriction_key)
+            clauses = clause_memo.get(clauses_key)
+            if clauses is None:  # specs share frames: a verb's clauses listed once per frame set
+                clauses = clause_memo[clauses_key] = _verb_clauses(
+                    verb, frames, lex, honorific, restrictions)
+            for args, key_args, reading, nouns in clauses:
                 if flags and (reading is None or not flags <= reading.flags | {READ}):
                     continue  # not read as natural in this frame
                 if reading is not None and unwanted & reading.flags:
@@ -239,7 +233,6 @@ class PredicateKind:
                 if reading is not None and "state" in reading.flags and \
                         not flags & {"since", "now", "state"}:
                     continue  # a state, not a dated event ("12月14日に牛を飼った")
-                nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
                 extra: list = [(None, None)]
                 if modifier:
                     extra = [(modifier, m) for m in modifiers.get(args[modifier], [])
@@ -295,6 +288,23 @@ class PredicateKind:
                     value_memo[memo_key] = value
                     out.append(value)
         return out
+
+
+def _verb_clauses(verb, frames, lex, honorific: bool, restrictions) -> list[tuple]:
+    """(args, tuple key, reading, noun fields) of each of the verb's tuples in these
+    frames, pronouns and Latin-letter nouns left out."""
+    from .lexicon import MIN_NOUN_FREQUENCY
+
+    out = []
+    for frame in frames:
+        for args, _count in verb.frame_tuples(frame, lex.noun_frequency, MIN_NOUN_FREQUENCY,
+                                              honorific, restrictions):
+            if any(w in PRONOUNS or _latin(w) for w in args.values()):
+                continue
+            key_args = tuple_key(args)
+            nouns = {CASE_FIELDS[c]: args[c] for c in sorted(args, key=CASES.index)}
+            out.append((args, key_args, verb.readings.get(key_args), nouns))
+    return out
 
 
 def _memo(lex, name: str) -> dict:
