@@ -171,6 +171,29 @@ def point_value(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
                           scalar=ntime.TimeSpan(start, end))
 
 
+# Drawn time values by what they are (slot, format, start, rendering): a coarse format
+# has few values (21 years, 12 months), and a value is immutable, so draws share them.
+_DRAWN: dict[tuple, SlotValue] = {}
+_DRAWN_LIMIT = 200_000
+
+
+def _keep(key: tuple, value: SlotValue) -> SlotValue:
+    if len(_DRAWN) >= _DRAWN_LIMIT:
+        _DRAWN.clear()
+    _DRAWN[key] = value
+    return value
+
+
+def _point(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
+           render: "TimeText") -> "TimePointValue":
+    key = ("point", slot, fmt, start, render)
+    value = _DRAWN.get(key)
+    if value is None:
+        value = _keep(key, point_value(slot, start, end, fmt,
+                                       render("point", {"start": start, "format": fmt})))
+    return value  # type: ignore[return-value]
+
+
 class IntervalValue(SlotValue):
     __slots__ = ()
 
@@ -334,8 +357,7 @@ class TimeSpec:
                 proj = project(moment, fmt)
                 if proj is None:
                     return None
-                values[name] = point_value(name, proj[0], proj[1], fmt,
-                                           render("point", {"start": proj[0], "format": fmt}))
+                values[name] = _point(name, proj[0], proj[1], fmt, render)
             if span == "short" and not self._within_short_window(values.values(), fmt):
                 return None  # hours apart, but the years they name lie 4 years apart
             for name, (base, count, unit) in self.derived.items():
@@ -343,8 +365,7 @@ class TimeSpec:
                 proj = project(start, fmt)
                 if proj is None or proj[0] != start:
                     return None  # the shift crosses a unit the format does not show
-                values[name] = point_value(name, proj[0], proj[1], fmt,
-                                           render("point", {"start": start, "format": fmt}))
+                values[name] = _point(name, proj[0], proj[1], fmt, render)
             if hours is not None and not self._hours_ok(values.values()):
                 return None  # a nearby, short-span or derived point left the shown hours
             point_units = self._point_units(fmt, units)
@@ -361,9 +382,14 @@ class TimeSpec:
                 return None  # a short span's 1-3 below this unit's interval_min
             for name in self.intervals:
                 number = rng.randint(lo, hi)
-                shown = {"number": number, "unit": unit}
-                values[name] = interval_value(name, number, unit, render("interval", shown),
-                                              render("amount", shown))
+                key = ("interval", name, number, unit, render)
+                value = _DRAWN.get(key)
+                if value is None:
+                    shown = {"number": number, "unit": unit}
+                    value = _keep(key, interval_value(name, number, unit,
+                                                      render("interval", shown),
+                                                      render("amount", shown)))
+                values[name] = value
             for name in self.units:
                 values[name] = SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
                                          identity=unit, key=unit)
