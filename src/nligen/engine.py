@@ -721,6 +721,7 @@ class Engine:
         self._proofs: dict[tuple, tuple[bool, Variant]] = {}  # same_lemmas, by cell
         self._prepared: dict[tuple, tuple] = {}  # (side, side filter) -> its cells (prepare)
         self._part_lemmas: dict[tuple, list[str]] = {}  # (text, first, last) -> lemmas
+        self._slot_proofs: dict[tuple, tuple] = {}  # see _slot_lemmas_agree
         self.templates = self._select_templates()
         self.variants = self._build_variants()
 
@@ -1439,7 +1440,8 @@ class Engine:
         hit = self._proofs.get(key)
         if hit is None:
             proved = prove_same_lemmas(cell.variant, cell.hypotheses,
-                                       self.analyser(cell.variant.template), self._part_lemmas)
+                                       self.analyser(cell.variant.template), self._part_lemmas,
+                                       self._slot_proofs)
             hit = self._proofs[key] = (proved, cell.variant)
         return hit[0]
 
@@ -1468,7 +1470,8 @@ PROOF_LIMIT = 20_000  # value combinations one slot's proof may try, beyond: che
 
 
 def prove_same_lemmas(variant: Variant, hypotheses: Sequence[Hypothesis],
-                      analyse: Callable[[str], list[str]], memo: dict) -> bool:
+                      analyse: Callable[[str], list[str]], memo: dict,
+                      proofs: dict | None = None) -> bool:
     """Whether premise and every hypothesis have the same lemma multiset for *every*
     filling of the variant, shown from its texts' parts: False when it cannot be shown
     this way (the check then runs on every problem, as before).
@@ -1518,7 +1521,8 @@ def prove_same_lemmas(variant: Variant, hypotheses: Sequence[Hypothesis],
                         return False  # a constant expression: read as a literal would be
                     by_slot.setdefault(p.names[0], ([], []))[k].append((p, first, last))
         for slot, (in_premise, in_hyp) in by_slot.items():
-            if not _slot_lemmas_agree(variant, slot, in_premise, in_hyp, base, lemmas):
+            if not _slot_lemmas_agree(variant, slot, in_premise, in_hyp, base, lemmas,
+                                      proofs):
                 return False
     return True
 
@@ -1565,9 +1569,12 @@ def _literal_lemmas(text: str, first: bool, last: bool, lemmas) -> list[str]:
 
 
 def _slot_lemmas_agree(variant: Variant, slot: str, in_premise: list, in_hyp: list,
-                       base: Mapping[str, Any], lemmas) -> bool:
+                       base: Mapping[str, Any], lemmas, proofs: dict | None = None) -> bool:
     """For every value of ``slot`` (and every value of what its filters read of other
-    slots), its outputs have the same lemmas in the premise as in the hypothesis."""
+    slots), its outputs have the same lemmas in the premise as in the hypothesis.
+    ``proofs`` keeps the answers by what they depend on (the expressions in their
+    places, the options lists they range over): variants with the same options of a
+    slot (WOGLI's patterns share a noun-phrase type) are proved once."""
     def signature(side):
         return sorted((p.key, first, last) for p, first, last in side)
 
@@ -1599,6 +1606,24 @@ def _slot_lemmas_agree(variant: Variant, slot: str, in_premise: list, in_hyp: li
     if combos > PROOF_LIMIT:
         return False
     names = list(representatives)
+    key = None
+    if proofs is not None:  # the expressions read only slots (checked above), not axes
+        key = (variant.template.language.code, slot, id(values),
+               tuple((n, id(variant.options(n))) for n in names),
+               tuple(signature(in_premise)), tuple(signature(in_hyp)))
+        hit = proofs.get(key)
+        if hit is not None:
+            return hit[0]
+    answer = _slot_values_agree(slot, values, representatives, names, in_premise, in_hyp,
+                                base, lemmas)
+    if key is not None:  # the options lists are kept with the answer, so ids stay theirs
+        proofs[key] = (answer, values, [variant.options(n) for n in names])
+    return answer
+
+
+def _slot_values_agree(slot: str, values, representatives, names, in_premise, in_hyp,
+                       base, lemmas) -> bool:
+    """The proof itself: every value with every combination of representatives."""
     for value in values:
         for chosen in product(*(representatives[n] for n in names)):
             ctx = dict(base)
