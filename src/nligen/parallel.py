@@ -21,7 +21,7 @@ import gc
 import math
 import queue
 from array import array
-from collections import deque
+from collections import Counter, deque
 from itertools import islice
 from typing import Any, Iterator
 
@@ -246,6 +246,7 @@ class _Out:
         self.tally = self._tally()
         self.count = 0
         self._heads: dict[str, bytes] = {}  # a line's beginning before its index
+        self._kinds: Counter = Counter()  # (split, label, variant, seen, card values) -> n
 
     def _tally(self) -> Tally:
         t = self.job.tally
@@ -265,23 +266,39 @@ class _Out:
         lines.append(begin + fmt.index_bytes(head, index))
         lines.append(rest)
         tally = self.tally
-        tally.counts[(part.split, label, variant)] += 1
-        if tally.full:
-            if wants_seen(part.split, seen, fmt.split_name):
-                tally.seen[(part.split, bool(seen))] += 1
-            for f, value in zip(tally.card_fields, card or ()):
-                if value is not None:
-                    tally.by[(f, str(value), label)] += 1
-            if tally.sample is None or index in tally.sample:
-                si = item_again()
-                tally.records[index] = make_record(fmt.family, index, si.item, si.split,
-                                                   si.seen, fmt.split_name)
+        # one count per kind of item here; the tally's counters are filled at the flush
+        kind = (part.split, label, variant, seen, card)
+        try:
+            self._kinds[kind] += 1
+        except TypeError:  # a card value that is a list or mapping: kept apart
+            card = tuple(None if v is None else str(v) for v in card)
+            self._kinds[(part.split, label, variant, seen, card)] += 1
+        if tally.full and (tally.sample is None or index in tally.sample):
+            si = item_again()
+            tally.records[index] = make_record(fmt.family, index, si.item, si.split,
+                                               si.seen, fmt.split_name)
         self.count += 1
         return self.flush() if self.count >= pipeline.CHUNK else None
+
+    def _count_kinds(self) -> None:
+        """The kinds of items counted since the last flush, into the tally (what
+        Tally.add counts of each item)."""
+        tally, split_name = self.tally, self.fmt.split_name
+        for (split, label, variant, seen, card), n in self._kinds.items():
+            tally.counts[(split, label, variant)] += n
+            if not tally.full:
+                continue
+            if wants_seen(split, seen, split_name):
+                tally.seen[(split, bool(seen))] += n
+            for f, value in zip(tally.card_fields, card or ()):
+                if value is not None:
+                    tally.by[(f, str(value), label)] += n
+        self._kinds.clear()
 
     def flush(self) -> Piece | None:
         if not self.count:
             return None
+        self._count_kinds()
         piece = ({k: b"".join(v) for k, v in self.texts.items()}, self.tally, self.count)
         self.texts, self.tally, self.count = {}, self._tally(), 0
         return piece
