@@ -228,3 +228,21 @@ def test_even_deal_brings_every_verb_each_round_and_large_ones_up_to_three_times
     # their first eight rounds, and the ninth brings the 25th
     uses = [deal.at(p)[0]._key for p in range(10 * 9) if deal.at(p)[0]._group == "v4"]
     assert len(set(uses[:24])) == 24 and len(set(uses)) == 25
+
+
+def test_a_new_engine_forgets_the_memos_of_earlier_runs(tmp_path):
+    """Walker rows, deal layouts and ranks, and drawn time values are kept at module
+    level while a run goes; a new engine empties them, so a long-lived process does not
+    keep every earlier run's options alive. The output does not depend on them."""
+    from nligen import engine as engine_module, timeslots
+    from nligen.families import jamp
+
+    first = [r["hypothesis"] for r in jamp.generate(n=60, seed=7).records]
+    jamp_rows = {id(opts) for opts, _ in engine_module._ROWS.values()}
+    assert jamp_rows and engine_module._DEAL_LAYOUTS and engine_module._RANKS
+    assert timeslots._DRAWN
+    generate(project(tmp_path, ages=AGES), n=10, seed=1).records  # a new engine
+    assert not {id(opts) for opts, _ in engine_module._ROWS.values()} & jamp_rows
+    assert not engine_module._DEAL_LAYOUTS and not timeslots._DRAWN
+    again = [r["hypothesis"] for r in jamp.generate(n=60, seed=7).records]
+    assert again == first

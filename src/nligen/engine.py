@@ -32,7 +32,7 @@ from .plans import CellQuota, label_schedule, quota_schedule, split_fixed_counts
 from .rng import StablePermutation, StableRng, pair_fingerprint
 from .slots import BUILTIN_KINDS, SlotContext, SlotValue
 from .templates import Hypothesis, Template, TemplateSet, resolve_refs
-from .timeslots import default_time_text
+from .timeslots import default_time_text, forget_drawn_values
 
 ENUMERATE_LIMIT = 200_000   # largest group of dependent slots listed for the permutation walk
 RANDOM_ATTEMPTS = 1_000     # tries per unit when a variant must be sampled at random
@@ -400,7 +400,19 @@ class FillingWalker:
         return dict(zip(self._order, values))
 
 
+# Memos of pure functions of their (identical) arguments, kept at module level because
+# the walkers and deals that use them are built far from the engine: rows and deal
+# layouts by options list, deal ranks by key, drawn time values by what they are
+# (timeslots). They hold options lists, so a new engine empties them: a long-lived
+# process keeps at most the latest run's.
 _DEAL_LAYOUTS: dict[tuple[int, int], tuple] = {}
+
+
+def _forget_earlier_runs() -> None:
+    _DEAL_LAYOUTS.clear()
+    _ROWS.clear()
+    _RANKS.clear()
+    forget_drawn_values()
 
 
 def _deal_layout(lengths: list[int], rest: int) -> tuple[list[int], list[tuple], int]:
@@ -436,8 +448,6 @@ class _EvenDeal:
         # the variants of a pool share its deal: its layout is worked out once per rest
         hit = _DEAL_LAYOUTS.get((id(groups), rest))
         if hit is None or hit[0] is not groups:
-            if len(_DEAL_LAYOUTS) > 4096:  # a long-lived process loading many template sets
-                _DEAL_LAYOUTS.clear()
             hit = (groups, *_deal_layout([len(g) for g in groups], rest))
             _DEAL_LAYOUTS[(id(groups), rest)] = hit
         self.offsets, self.segments, self.size = hit[1], hit[2], hit[3]
@@ -464,8 +474,6 @@ def _single_rows(options: Sequence[SlotValue]) -> list[tuple[SlotValue]]:
     hit = _ROWS.get(id(options))
     if hit is not None and hit[0] is options:
         return hit[1]
-    if len(_ROWS) > 4096:  # a long-lived process loading many template sets
-        _ROWS.clear()
     rows = [(o,) for o in options]
     _ROWS[id(options)] = (options, rows)
     return rows
@@ -486,8 +494,7 @@ def _groups(options: Sequence[SlotValue]) -> list[list[SlotValue]] | None:
     return list(by_group.values())
 
 
-# (seed, side) -> option key -> its rank in a deal (a pure function of the three: kept for
-# the process, bounded by the options of the lexicons loaded)
+# (seed, side) -> option key -> its rank in a deal (a pure function of the three)
 _RANKS: dict[tuple[str, str], dict[str, tuple[int, str]]] = {}
 
 
@@ -498,8 +505,6 @@ def _deal_groups(options: Sequence[SlotValue], seed: Any, side: str,
     The order depends on the options' keys only, not on the template, and ``spread``
     (Variant.spread) turns it: the groups start a fraction ``phase / 2**32`` of the way
     round and each group's members ``shift`` places on."""
-    if len(_RANKS) > 8:  # a long-lived process running many seeds
-        _RANKS.clear()
     memo = _RANKS.setdefault((str(seed), side), {})
 
     def rank(key: str) -> tuple[int, str]:
@@ -722,6 +727,7 @@ class Engine:
         self._prepared: dict[tuple, tuple] = {}  # (side, side filter) -> its cells (prepare)
         self._part_lemmas: dict[tuple, list[str]] = {}  # (text, first, last) -> lemmas
         self._slot_proofs: dict[tuple, tuple] = {}  # see _slot_lemmas_agree
+        _forget_earlier_runs()
         self.templates = self._select_templates()
         self.variants = self._build_variants()
 

@@ -177,6 +177,11 @@ _DRAWN: dict[tuple, SlotValue] = {}
 _DRAWN_LIMIT = 200_000
 
 
+def forget_drawn_values() -> None:
+    """Empty the kept values (a new run: see nligen.engine)."""
+    _DRAWN.clear()
+
+
 def _keep(key: tuple, value: SlotValue) -> SlotValue:
     if len(_DRAWN) >= _DRAWN_LIMIT:
         _DRAWN.clear()
