@@ -106,6 +106,8 @@ def test_huge_n_is_refused_at_once(tmp_path):
 
 @pytest.mark.parametrize("family, fragment", [
     ("default_units_per_variant: abc\n", "default_units_per_variant"),
+    ("default_units_per_set: {default: 0}\n", "default_units_per_set"),
+    ("default_units_per_set: [1]\n", "default_units_per_set"),
     ("splits: [1]\n", "splits"),
     ("language: [1]\n", "language"),
     ("name: [1, 2]\n", "name"),

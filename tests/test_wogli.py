@@ -240,7 +240,17 @@ def test_cli_pattern_example_from_the_issue():
 
 
 def test_default_size_is_the_papers(wogli_set):
+    """Without --n each set has the paper's size: 1,000 premises per pattern for WOGLI
+    (17 patterns, two hypotheses), OS-hard (H3 alone) and p-subject; 150 per pattern for
+    WOGLI-dative (7,200 pairs) and 12,000 premises for WOGLI-ditransitive (24,000 pairs).
+    A selection of sets of different sizes takes the family's 1,000."""
     assert wogli_set.family["default_units_per_variant"] == 1000
+    sizes = {s: len(wogli.generate(sets=[s])) for s in wogli.PAPER_SETS}
+    assert sizes == {"wogli": 34_000, "os_hard": 17_000, "p_subject": 34_000,
+                     "dative": 7_200, "ditransitive": 24_000}
+    assert len(wogli.generate(sets=["dative_os_hard"])) == 3_600
+    assert len(wogli.generate(sets=["dative", "ditransitive"])) == 96_000
+    assert len(wogli.generate(sets=["dative"], patterns=["sing_masc_v_plural_fem"])) == 300
 
 
 def test_dative_pattern_names_accept_the_bare_form():

@@ -987,7 +987,19 @@ class Engine:
                                 f"most {bound:,} ({shown})", "--n")
 
     def default_units_per_cell(self) -> int:
-        return int(self.template_set.family.get("default_units_per_variant", 100))
+        """Units per cell when a run gives no n: ``default_units_per_variant``, or the
+        family's ``default_units_per_set`` when every selected set has the same one (a
+        paper's sets of different sizes: WOGLI-dative has 150 premises per pattern)."""
+        family = self.template_set.family
+        units = int(family.get("default_units_per_variant", 100))
+        per_set = family.get("default_units_per_set") or {}
+        sets = self.selection.sets or ([family["default_set"]] if family.get("default_set")
+                                       else None)
+        if per_set and sets:
+            chosen = {per_set.get(s, units) for s in sets}
+            if len(chosen) == 1:
+                return int(chosen.pop())
+        return units
 
     @staticmethod
     def plan(cells: Sequence[Cell], n: int) -> Iterator[tuple[int, int, int]]:

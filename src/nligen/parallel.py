@@ -18,6 +18,7 @@ are made in one process.
 from __future__ import annotations
 
 import gc
+import json
 import math
 import queue
 from array import array
@@ -263,7 +264,8 @@ class _Out:
         begin = self._heads.get(head)
         if begin is None:
             begin = self._heads[head] = fmt.head_prefix(head).encode()
-        lines.append(begin + fmt.index_bytes(head, index))
+        start = begin + fmt.index_bytes(head, index)
+        lines.append(start)
         lines.append(rest)
         tally = self.tally
         # one count per kind of item here; the tally's counters are filled at the flush
@@ -274,9 +276,12 @@ class _Out:
             card = tuple(None if v is None else str(v) for v in card)
             self._kinds[(part.split, label, variant, seen, card)] += 1
         if tally.full and (tally.sample is None or index in tally.sample):
-            si = item_again()
-            tally.records[index] = make_record(fmt.family, index, si.item, si.split,
-                                               si.seen, fmt.split_name)
+            if fmt.layout is None:  # a JSON line is the record (RecordEncoder): read back
+                tally.records[index] = json.loads(start + rest)
+            else:  # built again here (a worker's candidate carries only its line)
+                si = item_again()
+                tally.records[index] = make_record(fmt.family, index, si.item, si.split,
+                                                   si.seen, fmt.split_name)
         self.count += 1
         return self.flush() if self.count >= pipeline.CHUNK else None
 

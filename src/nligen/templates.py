@@ -605,7 +605,7 @@ FAMILY_KEYS = {
     "name": str, "title": str, "language": str, "default_set": str, "description": str,
     "citation": str, "license": str, "default_units_per_variant": int, "splits": dict,
     "record_defaults": dict, "license_id": str, "bibtex": str, "card_tables": list,
-    "tags": list, "time_defaults": dict,
+    "tags": list, "time_defaults": dict, "default_units_per_set": dict,
 }
 
 
@@ -631,6 +631,11 @@ def load_family_file(path: Path) -> dict[str, Any]:
     units = data.get("default_units_per_variant")
     if units is not None and not 0 < units <= 1_000_000:
         raise TemplateError("default_units_per_variant: must be between 1 and 1,000,000", where)
+    for name, value in (data.get("default_units_per_set") or {}).items():
+        if not isinstance(name, str) or not _IDENT.match(name) or isinstance(value, bool) \
+                or not isinstance(value, int) or not 0 < value <= 1_000_000:
+            raise TemplateError(f"default_units_per_set.{name}: must map a set name to a "
+                                "number between 1 and 1,000,000", where)
     for name in ("name", "default_set"):
         if name in data and not _IDENT.match(data[name]) and not _TEMPLATE_ID.match(data[name]):
             raise TemplateError(f"{name}: must be a name", where)
