@@ -147,8 +147,8 @@ class Dataset:
         existing folder: one file per split + manifest.json + README.md).
 
         ``workers``: processes that build the items, or ``"auto"`` (one per core, at
-        most 4; the bytes are the same for any number). ``shard=(i, k)``: only the i-th of k contiguous pieces (1-based); a
-        folder then holds the piece's files, a manifest naming the piece and its tally,
+        most 4; the bytes are the same for any number). ``shard=(i, k)``: only the i-th
+        of k contiguous pieces (1-based); a folder then holds the piece's files, a manifest naming the piece and its tally,
         for :func:`merge`. ``cluster``: a ``dask.distributed`` Client or scheduler
         address that builds the items instead (:mod:`nligen.cluster`). ``progress`` is
         called with the number of items written so far."""

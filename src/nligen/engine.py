@@ -1136,16 +1136,22 @@ class Engine:
             return filling, {}, (None, None)
         drawn = t.time.draw(
             StableRng(self.seed, side, t.id, cell.variant.name, cell.target or "*", position,
-                      draw), draw, self.time_text(t),
-            cell.time_formats if cell.time_formats is not None else self.selection.time_formats,
-            cell.time_spans if cell.time_spans is not None else self.selection.time_spans,
-            filling, cell.time_formats is not None, choices)
+                      draw), draw, self.time_text(t), *self._time_request(cell, filling),
+            choices)
         if drawn is None:
             return None
         full = dict(filling)
         full.update(drawn.values)
         return (full, {"time_format": self._format_name(t, drawn.format), "time_span": drawn.span},
                 (drawn.format, drawn.span))
+
+    def _time_request(self, cell: Cell, filling: Mapping[str, SlotValue]) -> tuple:
+        """(formats, spans, filling, requested) a time draw of the cell is asked for: the
+        cell's own (a matched set's) or the run's selection."""
+        sel = self.selection
+        return (cell.time_formats if cell.time_formats is not None else sel.time_formats,
+                cell.time_spans if cell.time_spans is not None else sel.time_spans,
+                filling, cell.time_formats is not None)
 
     def _check_capacity(self, cells: Sequence[Cell], units: Sequence[int]) -> None:
         asked: Counter = Counter()
@@ -1267,10 +1273,7 @@ class Engine:
         time = v.template.time
         choices = None
         if time is not None:
-            choices = time.choices(
-                cell.time_formats if cell.time_formats is not None else self.selection.time_formats,
-                cell.time_spans if cell.time_spans is not None else self.selection.time_spans,
-                filling, cell.time_formats is not None)
+            choices = time.choices(*self._time_request(cell, filling))
             if choices is None:
                 return None  # every draw would fail: the same as trying them all
         for draw in range(first_draw, TIME_DRAWS if time is not None else 1):

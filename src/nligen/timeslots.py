@@ -118,25 +118,6 @@ def project(moment: _dt.datetime, fmt: str) -> tuple[_dt.datetime, _dt.datetime]
     return start, ntime.add_duration(start, ntime.UNITS[UNIT_ORDER[last]])
 
 
-def _project_reference(moment: _dt.datetime, fmt: str) -> tuple[_dt.datetime, _dt.datetime] | None:
-    """:func:`project` written out unit by unit (the tests hold the two equal)."""
-    units = FORMATS[fmt]
-    first, last = UNIT_ORDER.index(units[0]), UNIT_ORDER.index(units[-1])
-    parts = []
-    for i, unit in enumerate(UNIT_ORDER):
-        if i < first:
-            parts.append(getattr(REFERENCE, unit))
-        elif i > last:
-            parts.append(0 if unit == "hour" else 1)
-        else:
-            parts.append(getattr(moment, unit))
-    try:
-        start = _dt.datetime(*parts)
-    except ValueError:
-        return None
-    return start, ntime.add_duration(start, ntime.UNITS[units[-1]])
-
-
 # format -> (index of its first shown unit, of its last) in UNIT_ORDER
 _SHOWN = {fmt: (UNIT_ORDER.index(u[0]), UNIT_ORDER.index(u[-1])) for fmt, u in FORMATS.items()}
 # a day or an hour is a fixed step; a month or a year is calendar addition
@@ -196,6 +177,16 @@ def _point(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
     if value is None:
         value = _keep(key, point_value(slot, start, end, fmt,
                                        render("point", {"start": start, "format": fmt})))
+    return value  # type: ignore[return-value]
+
+
+def _interval(slot: str, number: int, unit: str, render: "TimeText") -> "IntervalValue":
+    key = ("interval", slot, number, unit, render)
+    value = _DRAWN.get(key)
+    if value is None:
+        shown = {"number": number, "unit": unit}
+        value = _keep(key, interval_value(slot, number, unit, render("interval", shown),
+                                          render("amount", shown)))
     return value  # type: ignore[return-value]
 
 
@@ -310,10 +301,16 @@ class TimeSpec:
         return [s for s in self.spans if allowed is None or s in allowed]
 
     # -- drawing ----------------------------------------------------------------
-    def _choices(self, formats: Sequence[str] | None, spans: Sequence[str] | None,
-                 env: Mapping[str, Any] | None, requested: bool
-                 ) -> tuple[list[str], list[str | None], list | None]:
-        """(formats, spans, units) a draw for this filling chooses from."""
+    def _point_units(self, fmt: str, units: list | None) -> list[str]:
+        """The units an interval may take beside points of this format."""
+        return [u for u in FORMATS[fmt] if u in self.interval_units
+                and (units is None or u in units)]
+
+    def choices(self, formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
+                env: Mapping[str, Any] | None = None, requested: bool = False) -> tuple | None:
+        """(formats, spans, units) the draws for this filling choose from, for
+        :meth:`draw` (the same for all of them); None when no draw can succeed, whatever
+        the random numbers (its clause takes none of the formats or units)."""
         fmts = self.problem_formats(formats, requested)
         units = self._field_list(self.units_field, env, "units_field")
         grains = self._field_list(self.grains_field, env, "grains_field")
@@ -322,19 +319,7 @@ class TimeSpec:
             fmts = [f for f in fmts if FORMATS[f][-1] in grains]
         elif not self.points and units is not None:
             fmts = [f for f in fmts if f in units]
-        return fmts, self.problem_spans(spans), units
-
-    def _point_units(self, fmt: str, units: list | None) -> list[str]:
-        """The units an interval may take beside points of this format."""
-        return [u for u in FORMATS[fmt] if u in self.interval_units
-                and (units is None or u in units)]
-
-    def choices(self, formats: Sequence[str] | None = None, spans: Sequence[str] | None = None,
-                env: Mapping[str, Any] | None = None, requested: bool = False) -> tuple | None:
-        """What the draws for this filling choose from, for :meth:`draw` (the same for
-        all of them); None when no draw can succeed, whatever the random numbers (its
-        clause takes none of the formats or units): every draw would return None."""
-        fmts, span_list, units = self._choices(formats, spans, env, requested)
+        span_list = self.problem_spans(spans)
         return (fmts, span_list, units) if fmts and span_list else None
 
     def draw(self, rng: StableRng, attempt: int, render: TimeText,
@@ -387,14 +372,7 @@ class TimeSpec:
                 return None  # a short span's 1-3 below this unit's interval_min
             for name in self.intervals:
                 number = rng.randint(lo, hi)
-                key = ("interval", name, number, unit, render)
-                value = _DRAWN.get(key)
-                if value is None:
-                    shown = {"number": number, "unit": unit}
-                    value = _keep(key, interval_value(name, number, unit,
-                                                      render("interval", shown),
-                                                      render("amount", shown)))
-                values[name] = value
+                values[name] = _interval(name, number, unit, render)
             for name in self.units:
                 values[name] = SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
                                          identity=unit, key=unit)
