@@ -7,7 +7,7 @@ Loaded once; sampling tables (cumulative weights of observed tuples) are compute
 from __future__ import annotations
 
 import bisect
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -65,7 +65,7 @@ class JaVerb:
             return True
         return any(all(case != "ガ" for case, _ in key) for key in self.readings)
 
-    @property
+    @cached_property  # asked once per verb by each of the 22 Jamp predicate specs
     def curated_frames(self) -> list[tuple[str, ...]]:
         """The natural clause frames of the curated entry (``frames``, or the older single
         ``frame``), each a tuple of cases in CASES order."""
