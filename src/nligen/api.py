@@ -18,6 +18,7 @@ from .engine import Engine, Selection, describe_variants
 from .plans import BALANCES, CellQuota
 from .errors import SplitError, UsageError
 from .lexicon import LexiconSet
+from .pairs import PAIR_RECORDS
 from .parallel import produce
 from .pipeline import (
     Formatter, Job, Source, SplitItem, Tally, audit_sample, iter_items, tsv_columns,
@@ -107,6 +108,8 @@ class Dataset:
         return sorted(self.manifest["totals"], key=lambda s: (s != "train", s))
 
     def formats(self) -> list[str]:
+        if self.manifest.get("records") == PAIR_RECORDS:
+            return ["jsonl"]  # BLiMP's format is JSONL
         return ["jsonl", "tsv", *self.tsv_formats]
 
     def _check_format(self, fmt: str) -> None:
@@ -398,8 +401,8 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     ``default_units_per_variant`` units of every selected variant. ``sets`` selects
     hypothesis sets (default: the family's ``default_set``, else all).
 
-    ``balance``: "cell" (every (template, label) cell alike) or "label" (labels alike
-    overall, templates weighted; :mod:`nligen.plans`). ``quotas``: the problems of
+    ``balance``: "cell" (every (template, label) cell alike), "label" (labels alike
+    overall, templates weighted) or "template" (templates alike; :mod:`nligen.plans`). ``quotas``: the problems of
     each cell (a matched set; then ``n`` is their sum). ``excluded``: pair
     fingerprints (:func:`nligen.rng.pair_fingerprint`) no problem may equal; the
     manifest keeps those the run met. ``provenance``: more manifest entries (what a
@@ -458,6 +461,10 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     if excluded:
         source.excluded = frozenset(excluded)
     source.check()
+    pair_templates = {t.pair is not None for t in engine.templates}
+    if len(pair_templates) > 1:
+        raise UsageError("the selected templates mix minimal pairs ('good') and NLI "
+                         "problems: make them as two sets", "--template")
     family_name = family or fam.get("name") or engine.templates[0].family
     manifest = {
         "nligen_version": __version__,
@@ -474,6 +481,9 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
         **(dict(provenance) if provenance else {}),
         "templates": _template_hashes(engine, template_set),
     }
+    if True in pair_templates:  # records in BLiMP's format (nligen.pairs)
+        manifest["records"] = PAIR_RECORDS
+        manifest["languages"] = sorted({t.language.code for t in engine.templates})
     if quotas is not None:  # the composition, so that the set can be made again from it
         manifest["match_cells"] = [q.as_json() for q in quotas]
     recipe = None

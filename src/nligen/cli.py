@@ -14,6 +14,7 @@ from .commands import (
     build_parser,
     command_line,
     jamp_dataset,
+    pairs_dataset,
     read_input,
     run_dataset,
     split_options,
@@ -78,7 +79,8 @@ def _finish(ds, args) -> None:
         if args.shard is None:
             counts = ", ".join(f"{s}: {sum(v.values())}"
                                for s, v in ds.manifest["totals"].items())
-            print(f"wrote {len(ds)} problems ({counts}) to {args.output}", file=sys.stderr)
+            what = "pairs" if ds.manifest.get("records") == "minimal_pairs" else "problems"
+            print(f"wrote {len(ds)} {what} ({counts}) to {args.output}", file=sys.stderr)
         else:
             from .api import shard_range
 
@@ -164,6 +166,11 @@ def cmd_wogli_derive(args) -> int:
     return 0
 
 
+def cmd_pairs(args, argv) -> int:
+    _finish(pairs_dataset(args, argv), args)
+    return 0
+
+
 def cmd_run(args, argv) -> int:
     _finish(run_dataset(args, argv), args)
     return 0
@@ -215,6 +222,9 @@ def cmd_list(args) -> int:
         if name == "jamp":
             _list_jamp(args.json)
             continue
+        if name == "pairs":
+            _list_pairs(args.json)
+            continue
         rows = list_variants(templates_dir(name))
         if args.json:
             for row in rows:
@@ -227,6 +237,26 @@ def cmd_list(args) -> int:
             emit(f"{r['template']:<20} {r['variant'] or '-':<{width}}  sets={','.join(r['sets'])}"
                  f"  labels={','.join(r['labels'])}  capacity={cap}")
     return 0
+
+
+def _list_pairs(as_json: bool) -> None:
+    from .families import pairs
+
+    rows = pairs.describe()
+    if as_json:
+        for row in rows:
+            emit(json.dumps({"family": "pairs", **row}, ensure_ascii=False))
+        return
+    phenomena = sorted({r["phenomenon"] for r in rows})
+    emit(f"# pairs: {len(rows)} paradigms of {len(phenomena)} phenomena "
+         "(capacity: distinct fillings; a filling whose pair fails its checks is not written)")
+    for r in sorted(rows, key=lambda r: (r["language"], r["phenomenon"], r["paradigm"])):
+        cap = "?" if r["capacity"] is None else f"{r['capacity']:,}"
+        c = r["contrast"]
+        contrast = f"{c['kind']} {c['slot']}" + (f" {c['feature']}" if "feature" in c else "") \
+            + (f"->{c['to']}" if "to" in c else "")
+        emit(f"{r['language']}  {r['phenomenon']:<26} {r['paradigm']:<40} {r['field']:<11}"
+             f" {contrast:<20} capacity={cap}")
 
 
 def _list_jamp(as_json: bool) -> None:
@@ -394,6 +424,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_jamp_label(args)
         if args.command == "run":
             return cmd_run(args, argv)
+        if args.command == "pairs":
+            return cmd_pairs(args, argv)
         if args.command == "validate":
             return cmd_validate(args)
         if args.command == "list":

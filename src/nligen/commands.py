@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import UsageError
+from .plans import BALANCES
 from .version import __version__
 
 
@@ -62,11 +63,12 @@ def _add_generation_options(p: argparse.ArgumentParser, formats: str) -> None:
 
 
 def _add_balance_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--balance", choices=["cell", "label"], default="cell",
+    p.add_argument("--balance", choices=list(BALANCES), default="cell",
                    help="cell (default): every (template, label) cell gets the same number "
                         "of problems, as the Jamp paper does; label: the labels are equal "
                         "overall (within one), templates weighted so that each template's "
-                        "labels stay balanced where they can")
+                        "labels stay balanced where they can; template: every template "
+                        "gets the same number (within one), its cells in turn")
 
 
 def _add_match_options(p: argparse.ArgumentParser, cells: str) -> None:
@@ -210,6 +212,38 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--variant", action="append", metavar="V", dest="variants",
                    help="only this variant (repeatable)")
     _add_generation_options(r, "jsonl (default) or tsv")
+
+    pr = sub.add_parser("pairs", help="acceptability minimal pairs (German, Japanese) in "
+                        "BLiMP's format",
+                        description="Generate acceptability minimal pairs: a good and a bad "
+                        "sentence that differ in one declared point, from the paradigms in "
+                        "templates/pairs (gen list pairs), balanced per paradigm, as JSONL "
+                        "records in BLiMP's format (sentence_good, sentence_bad, field, "
+                        "linguistics_term, UID, pairID, ...).")
+    pr.add_argument("--language", action="append", choices=["de", "ja"], dest="languages",
+                    help="only this language's paradigms (repeatable; default: all)")
+    pr.add_argument("--phenomenon", action="append", metavar="P", dest="phenomena",
+                    help="only this phenomenon (BLiMP's linguistics_term; repeatable)")
+    pr.add_argument("--paradigm", action="append", metavar="ID", dest="paradigms",
+                    help="only this paradigm (BLiMP's UID; repeatable)")
+    pr.add_argument("--n", type=_int, default=None, metavar="N",
+                    help="number of pairs (default: 100 per selected paradigm)")
+    pr.add_argument("--seed", type=_int, default=0, metavar="S",
+                    help="random seed (default 0); same seed + arguments + version = same bytes")
+    pr.add_argument("--split", choices=["lexical"], default=None,
+                    help="lexical: test pairs use verbs and nouns never seen in train (test "
+                         "records carry seen)")
+    pr.add_argument("--train-size", type=_int, default=None, metavar="N",
+                    help="pairs in train (default: half)")
+    pr.add_argument("--test-lemmas", type=float, default=None, metavar="F",
+                    help="with --split lexical: share of verbs/nouns reserved for test (0.3)")
+    pr.add_argument("-o", "--output", default=None, metavar="PATH",
+                    help="FILE, or DIR/ for one file per split + manifest.json + README.md "
+                         "(default: JSONL on stdout)")
+    pr.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress bar and no summary on stderr")
+    pr.set_defaults(format="jsonl", heldout=None)
+    _add_run_options(pr)
 
     v = sub.add_parser("validate", help="lint templates against their lexicons",
                        description="Check templates: schema, every slot resolvable against "
@@ -553,12 +587,14 @@ def run_dataset(args, argv):
     from .api import generate
 
     arguments = _arguments(args, ("sets", "template_ids", "variants", "n", "seed", "split",
-                                  "train_size", "heldout", "test_lemmas", "format"))
+                                  "train_size", "heldout", "test_lemmas", "format", "balance"))
+    if args.balance == "cell":  # the default, as manifests had it before --balance
+        del arguments["balance"]
     return with_recipe(
         generate(args.templates, lexicons=args.lexicons, n=args.n, seed=args.seed,
                  sets=args.sets, variants=args.variants, template_ids=args.template_ids,
                  split=args.split, split_options=split_options(args),
-                 command=command_line(argv), arguments=arguments),
+                 command=command_line(argv), arguments=arguments, balance=args.balance),
         command_line(argv))
 
 
@@ -629,19 +665,32 @@ def stress_dataset(args, argv):
     return StressSet(records, stats, manifest)
 
 
+def pairs_dataset(args, argv):
+    from .families import pairs
+
+    arguments = _arguments(args, ("languages", "phenomena", "paradigms", "n", "seed", "split",
+                                  "train_size", "test_lemmas"))
+    return with_recipe(
+        pairs.generate(languages=args.languages, phenomena=args.phenomena,
+                       paradigms=args.paradigms, n=args.n, seed=args.seed, split=args.split,
+                       split_options=split_options(args), command=command_line(argv),
+                       arguments=arguments),
+        command_line(argv))
+
+
 GENERATING_COMMANDS = {"jamp": jamp_dataset, "wogli": wogli_dataset, "run": run_dataset,
-                       "stress": stress_dataset}
+                       "stress": stress_dataset, "pairs": pairs_dataset}
 
 
 def parse_command(command: str):
     """The parsed arguments and argv of a manifest's ``command`` (a generating command:
-    gen jamp / wogli / run / stress; -o and -q are never recorded)."""
+    gen jamp / wogli / pairs / run / stress; -o and -q are never recorded)."""
     try:
         words = shlex.split(command)
     except ValueError as exc:
         raise UsageError(f"cannot parse the command: {exc}") from None
     if len(words) < 2 or words[0] not in ("gen", "nligen") or words[1] not in GENERATING_COMMANDS:
-        raise UsageError(f"not a generating command (gen jamp / wogli / run / stress): "
+        raise UsageError(f"not a generating command (gen jamp / wogli / pairs / run / stress): "
                          f"{command!r}")
     argv = words[1:]
     return build_parser().parse_args(argv), argv

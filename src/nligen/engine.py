@@ -28,7 +28,8 @@ from .errors import (
     UnsatisfiableLabelError, UsageError,
 )
 from .lexicon import LexiconSet
-from .plans import CellQuota, label_schedule, quota_schedule, split_fixed_counts, template_weights
+from .plans import (CellQuota, label_schedule, quota_schedule, split_fixed_counts,
+                    template_schedule, template_weights)
 from .rng import StablePermutation, StableRng, pair_fingerprint
 from .slots import BUILTIN_KINDS, SlotContext, SlotValue
 from .templates import Hypothesis, Template, TemplateSet, resolve_refs
@@ -674,6 +675,7 @@ class Cell:
     # (--balance label), or its own number of units (--match); None: round robin
     weight: Fraction | None = None
     quota: int | None = None
+    template_turns: bool = False  # --balance template: the templates take turns
     # a matched cell's time expressions: only this format and span (None: none)
     time_formats: Sequence[str | None] | None = None
     time_spans: Sequence[str | None] | None = None
@@ -706,7 +708,9 @@ class Selection:
     variant_option: str = "--variant"  # how the CLI calls the variant filter (WOGLI: --pattern)
     time_formats: Sequence[str] | None = None  # formats a time block may draw (None: all)
     time_spans: Sequence[str] | None = None    # spans a time block may draw (None: all)
-    balance: str = "cell"  # "cell": every (template, label) cell alike; "label": labels alike
+    # "cell": every (template, label) cell alike; "label": labels alike; "template":
+    # templates alike
+    balance: str = "cell"
     quotas: Sequence[CellQuota] | None = None  # a matched set's cells (then no other plan)
 
 
@@ -824,6 +828,9 @@ class Engine:
             raise UsageError("the selection has no hypotheses to generate")
         if self.selection.balance == "label" and self.selection.quotas is None:
             self._weigh_by_label(out)
+        elif self.selection.balance == "template" and self.selection.quotas is None:
+            for cell in out:
+                cell.template_turns = True
         siblings: dict[int, list[Cell]] = {}
         for cell in out:
             siblings.setdefault(id(cell.variant), []).append(cell)
@@ -1022,6 +1029,8 @@ class Engine:
     def _schedule(cells: Sequence[Cell]) -> Iterator[int]:
         if cells and cells[0].quota is not None:
             return quota_schedule([c.quota or 0 for c in cells])
+        if cells and cells[0].template_turns:
+            return template_schedule([c.variant.template.id for c in cells])
         if cells and cells[0].weight is not None:
             return label_schedule([c.labels[0] for c in cells],
                                   [c.weight or Fraction(1) for c in cells])
@@ -1036,7 +1045,8 @@ class Engine:
     def units_per_cell(cells: Sequence[Cell], n: int) -> list[int]:
         """How many units the plan gives each cell."""
         _check_n(n)
-        if cells and (cells[0].quota is not None or cells[0].weight is not None):
+        if cells and (cells[0].quota is not None or cells[0].weight is not None
+                      or cells[0].template_turns):
             counts = [0] * len(cells)
             for c, _, _ in Engine.plan(cells, n):
                 counts[c] += 1
@@ -1288,6 +1298,10 @@ class Engine:
                 raise ConditionError(exc.what, f"{v.where}: {exc.where or 'label'}") from None
             if rendered is None:
                 continue
+            pair = v.template.pair
+            if pair is not None and pair.problem(context, premise, rendered[0][2],
+                                                 rendered[0][3]) is not None:
+                continue  # a minimal pair that is not one: never written (nligen.pairs)
             keys = [pair_fingerprint(premise, text) for _, _, text, _ in rendered]
             if (seen is not None and any(k in seen for k in keys)) or len(set(keys)) != len(keys):
                 misses[1] += 1
@@ -1441,6 +1455,9 @@ class Engine:
                 f"never produced label {cell.target!r} "
                 f"({label_misses} fillings tried; produced {index} before){matched}", v.where)
         cap_text = f"; it has {cap} distinct fillings" if cap is not None else ""
+        pair = v.template.pair
+        if pair is not None and pair.last_problem is not None:
+            cap_text += f"; the last pair that failed its check: {pair.last_problem}"
         raise CapacityError(
             f"ran out of distinct items after {index}"
             + (f" with label {cell.target!r}" if cell.target else "") + cap_text + matched,

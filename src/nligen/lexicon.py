@@ -46,8 +46,8 @@ class Lexicon:
     def select(self, where: Mapping[str, Any] | None) -> list[dict]:
         """Entries whose fields match ``where``.
 
-        A condition value that is a list means "any of"; an entry field that is a list
-        matches when it contains the wanted value.
+        A condition value that is a list means "any of", ``{not: [...]}`` "none of"; an
+        entry field that is a list matches when it contains the wanted value.
         """
         if not where:
             return self.entries
@@ -61,10 +61,14 @@ class Lexicon:
 
 
 def _freeze(v: Any) -> Any:
+    if isinstance(v, Mapping):
+        return ("not", _freeze(v.get("not")))
     return tuple(v) if isinstance(v, list) else v
 
 
 def _matches(have: Any, want: Any) -> bool:
+    if isinstance(want, Mapping):  # {not: [values]}
+        return not _matches(have, want.get("not"))
     wants = want if isinstance(want, (list, tuple)) else [want]
     if isinstance(have, list):
         return any(w in have for w in wants)

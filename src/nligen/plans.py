@@ -9,6 +9,9 @@ Three plans:
   weighted round robin. The weights are the templates' (:func:`template_weights`):
   fitted so that, where the templates allow it, every label has the same total weight,
   so a template's labels stay balanced too;
+* **template** (``--balance template``): the templates take turns, each its cells in
+  turn, so every template has the same number of units (within one) however many
+  variants and labels it has (minimal-pair paradigms are balanced this way);
 * **quota** (``--match``): every cell has its own number of units (:class:`CellQuota`).
 
 The cell and label plans do not depend on the run's size: the first k problems are the
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Mapping, Sequence
 
-BALANCES = ("cell", "label")
+BALANCES = ("cell", "label", "template")
 FIT_ROUNDS = 500  # rounds of fitting template weights (converges in far fewer when it can)
 
 
@@ -94,6 +97,20 @@ def label_schedule(labels: Sequence[str], weights: Sequence[Fraction]) -> Iterat
             when, c = heap[0]
             heapq.heapreplace(heap, (when + 1 / weights[c], c))
             yield c
+
+
+def template_schedule(templates: Sequence[str]) -> Iterator[int]:
+    """Cell indices without end: the templates in turn (in order of first appearance),
+    each giving the next of its cells in turn."""
+    groups: dict[str, list[int]] = {}
+    for c, t in enumerate(templates):
+        groups.setdefault(t, []).append(c)
+    members = list(groups.values())
+    turns = [0] * len(members)
+    while True:
+        for g, cells in enumerate(members):
+            yield cells[turns[g] % len(cells)]
+            turns[g] += 1
 
 
 def quota_schedule(quotas: Sequence[int]) -> Iterator[int]:

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from .engine import Item
+from .pairs import pair_record
 
 SINGLE_SPLIT = "all"
 SEEN_UNSEEN = {"pattern", "lexical"}
@@ -74,6 +75,8 @@ def head_value(item: Item, key: str, split: str, seen: bool | None,
                split_name: str | None, family: str = "") -> Any:
     """The value the record's ``key`` has (None when the record lacks it), without
     building the record: for the tallies of every record."""
+    if item.template.pair is not None:  # a minimal pair: BLiMP's record
+        return make_record(family, 0, item, split, seen, split_name).get(key)
     if key in item.fields:
         return item.fields[key]
     t = item.template
@@ -122,7 +125,11 @@ def rationale(item: Item) -> dict:
 
 def make_record(family: str, index: int, item: Item, split: str, seen: bool | None,
                 split_name: str | None) -> dict:
-    """One record of the contract in DESIGN.md (a dict)."""
+    """One record of the contract in DESIGN.md (a dict); a minimal pair's in BLiMP's
+    format (:func:`nligen.pairs.pair_record`)."""
+    if item.template.pair is not None:
+        return pair_record(family, index, item, split, seen,
+                           wants_seen(split, seen, split_name), group_id(item))
     rec = _record_head(family, index, item, split, seen, split_name)
     rec["slots"] = {name: v.provenance() for name, v in item.filling.items()}
     rec["rationale"] = rationale(item)
@@ -201,7 +208,7 @@ class RecordEncoder:
 
     def line(self, index: int, item: Item, split: str, seen: bool | None) -> str:
         fields = item.fields
-        if fields and not HEAD_KEYS.isdisjoint(fields):
+        if (fields and not HEAD_KEYS.isdisjoint(fields)) or item.template.pair is not None:
             return _ENCODE(make_record(self.family, index, item, split, seen,
                                        self.split_name)) + "\n"
         (after_id, head, variant_key, variant, tail, rule, variant_field,

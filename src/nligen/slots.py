@@ -207,13 +207,17 @@ def _scalar_ok(value: Any) -> bool:
 
 
 def check_where(spec: Mapping[str, Any], where: str) -> None:
-    """``where: {field: value | [values] | $axis | $slot.field}``"""
+    """``where: {field: value | [values] | {not: [values]} | $axis | $slot.field}``"""
     if "where" not in spec:
         return
     cond = spec["where"]
     if not isinstance(cond, Mapping):
         raise TemplateError("'where' must be a mapping of field: value", where)
     for key, value in cond.items():
+        if isinstance(value, Mapping):  # {not: [values]}: any value but these
+            if set(value) != {"not"}:
+                raise TemplateError(f"where.{key}: a mapping here is {{not: [values]}}", where)
+            value = value["not"]
         values = value if isinstance(value, list) else [value]
         if not isinstance(key, str) or not all(_scalar_ok(v) for v in values):
             raise TemplateError(f"where.{key}: must be a value or a list of values", where)

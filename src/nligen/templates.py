@@ -47,6 +47,7 @@ from .conditions import Condition, LabelRule
 from .datafiles import load_yaml
 from .errors import ConditionError, NligenError, TemplateError
 from .lang import Language, get_language
+from .pairs import PAIR_KEYS, PAIR_LABEL, PairSpec, parse_pair
 from .render import CompiledText, Renderer
 from .slots import BUILTIN_KINDS, validate_builtin
 from .timeslots import TIME_DEFAULT_KEYS, TimeSpec, parse_time_block
@@ -63,7 +64,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {
     "id", "family", "language", "set", "description", "variants", "slots", "distinct",
     "checks", "premise", "premises", "premise_separator", "hypothesis", "label",
-    "hypotheses", "record", "explain", "time", "labels",
+    "hypotheses", "record", "explain", "time", "labels", *PAIR_KEYS,
 }
 HYP_KEYS = {"type", "text", "label", "set", "explain", "record"}
 VARIANT_KEYS = {"axes", "name", "field", "keep", "only"}
@@ -121,6 +122,8 @@ class Template:
     # name a label that the time block's `require` rules out in generated problems, so the
     # rule still labels other people's problems correctly (gen jamp label).
     labels: list[str] | None = None
+    # A minimal-pair template's contrast (nligen.pairs); None for an NLI template.
+    pair: PairSpec | None = None
 
     @property
     def where(self) -> str:
@@ -286,6 +289,10 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
             )
         return compiled
 
+    if "good" in data:
+        return _pair_template(data, loc, path, sha256, family, language, default_set,
+                              description, variants, slots, distinct, checks, renderer,
+                              compile_text)
     if "premise" in data and "premises" in data:
         raise TemplateError("give either 'premise' or 'premises', not both", loc("premises"))
     if "premises" in data:
@@ -366,6 +373,30 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
         hypotheses=hypotheses, record=record, sha256=sha256, renderer=renderer,
         time=time_spec, labels=gen_labels,
     )
+
+
+def _pair_template(data, loc, path, sha256, family, language, default_set, description,
+                   variants, slots, distinct, checks, renderer, compile_text) -> Template:
+    """A minimal-pair template (``good`` + ``contrast``, see nligen.pairs): the good
+    sentence as its premise, the bad one as its one hypothesis."""
+    fields = parse_pair(data, loc, set(slots), language)
+    where = "good" if fields["kind"] == "vary" else "bad"
+    good = compile_text(fields["good"], "good")
+    bad = compile_text(fields["bad"], where)
+    reason = compile_text(fields["reason"], "reason") if fields["reason"] else None
+    hypothesis = Hypothesis(index=0, type=None, text=bad, rule=LabelRule(fixed=PAIR_LABEL),
+                            set=default_set, explain=reason, record={})
+    pair = PairSpec(phenomenon=fields["phenomenon"], field=fields["field"],
+                    kind=fields["kind"], slot=fields["slot"], feature=fields["feature"],
+                    args=fields["args"], good=good, check=fields["check"],
+                    about=fields["about"], words=fields["words"], spaced=fields["spaced"])
+    return Template(
+        id=data["id"], family=family, path=path, language=language, set=default_set,
+        description=description, variants=variants, slots=slots, distinct=distinct,
+        checks=list(checks), premises=[good], premise_separator=" ",
+        hypotheses=[hypothesis], record=_parse_record(data.get("record"), compile_text,
+                                                      "record", loc),
+        sha256=sha256, renderer=renderer, pair=pair)
 
 
 def _opt_str(data: Mapping, key: str, loc: _Loc) -> str | None:

@@ -49,6 +49,53 @@ class Language:
     # (stress transformations). "high" reads a phrase that may belong to a following
     # relative clause as an argument of the main clause instead (see nligen.stress).
     clause_analyser: Callable[..., Any] | None = None
+    # Minimal pairs (nligen.pairs): feature -> Contrast, the deliberately wrong value a
+    # pair template's ``contrast: {vary: SLOT, feature: F}`` writes in its bad sentence.
+    # The layer's ``contrast`` filter applies them.
+    contrasts: dict[str, "Contrast"] = field(default_factory=dict)
+    # The words of a text, for the BLiMP fields of a pair (lexically_identical, the
+    # prefix methods); None: whitespace-separated tokens.
+    words: Callable[[str], list[str]] | None = None
+    # Whether words are written apart (one_prefix/two_prefix methods apply).
+    spaced: bool = True
+
+    def __post_init__(self):
+        if self.contrasts and "contrast" not in self.filters:
+            self.filters["contrast"] = contrast_filter(self.contrasts)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One way a pair's bad sentence differs from its good one.
+
+    ``make(value, *args)`` gives the deliberately wrong value (None when this value has
+    no such contrast: the pair is then not made); ``check(good_value, good_text,
+    bad_text, *args, context=..., sentences=(good, bad))`` (the context: every slot of
+    the pair; the two sentences) says, from the language's paradigms and not from ``make``, why
+    ``bad_text`` is not a form the good sentence's cell allows, or returns a problem
+    (then the pair is not written). ``about`` names the rule for records and errors."""
+
+    make: Callable[..., Any]
+    check: Callable[..., str | None]
+    about: str
+    args: tuple[str, ...] = ()  # the names of make's extra arguments (``to: acc``)
+
+
+def contrast_filter(contrasts: Mapping[str, Contrast]) -> Callable:
+    """The ``contrast(feature, ...)`` filter over a layer's contrasts: the value with the
+    feature made wrong, or the value itself when it has no such contrast (the pair's
+    check then finds good == bad and drops it)."""
+
+    def contrast(value, feature, *args):
+        spec = contrasts.get(feature)
+        if spec is None:
+            from ..errors import RenderError
+
+            raise RenderError(f"unknown contrast {feature!r} (known: {', '.join(contrasts)})")
+        made = spec.make(value, *args)
+        return value if made is None else made
+
+    return contrast
 
 
 _CACHE: dict[str, Language] = {}

@@ -61,7 +61,8 @@ class VerifyReport:
     folder: str
     command: str
     records: int = 0          # every record read (or regenerated) has its label checked
-    labels_source: str = "records"  # "regenerated" (TSV files carry no slots) or "stress"
+    # "regenerated" (TSV files carry no slots), "stress", or "pairs" (minimal pairs)
+    labels_source: str = "records"
     findings: list[Finding] = field(default_factory=list)
     files: list[FileCheck] = field(default_factory=list)
     regeneration_error: str | None = None
@@ -105,7 +106,9 @@ class VerifyReport:
         source = {"records": "the records' slots and templates",
                   "regenerated": "the regenerated records' slots (TSV files carry no slots) "
                                  "and templates",
-                  "stress": "premise_original and the transformations"}[self.labels_source]
+                  "stress": "premise_original and the transformations",
+                  "pairs": "the records' slots and paradigms (both sentences rendered again, "
+                           "every pair's checks run again)"}[self.labels_source]
         bad = len(self.findings)
         lines.append(f"labels: {self.labels_checked - min(bad, self.labels_checked)}/"
                      f"{self.labels_checked} re-derived from {source}"
@@ -166,11 +169,15 @@ class RecordChecker:
 
     def check(self, record: Mapping[str, Any]) -> str | None:
         """Why the record's label (or text) does not follow from its slots; None if it does."""
-        tid = record.get("template")
+        is_pair = "sentence_good" in record  # a minimal pair, in BLiMP's format
+        tid = record.get("UID" if is_pair else "template")
         template = self.templates.get(tid) if isinstance(tid, str) else None
         if template is None:
-            return f"unknown template {tid!r}"
-        if "label" not in record:
+            return f"unknown {'paradigm' if is_pair else 'template'} {tid!r}"
+        if is_pair != (template.pair is not None):
+            return (f"a {'pair' if is_pair else 'problem'} record, but {tid} makes "
+                    f"{'minimal pairs' if template.pair is not None else 'NLI problems'}")
+        if not is_pair and "label" not in record:
             return "no label"
         slots = record.get("slots")
         if not isinstance(slots, dict):
@@ -217,6 +224,8 @@ class RecordChecker:
         context: dict[str, Any] = dict(filling)
         context.update(variant.axes)
         context["variant"] = variant.name
+        if is_pair:
+            return self._check_pair(template, context, record)
         try:
             premise = template.premise_separator.join(p.render(context)[0]
                                                       for p in template.premises)
@@ -247,6 +256,21 @@ class RecordChecker:
             if want != got:
                 return f"premise lemmas {want} differ from the hypothesis lemmas {got}"
         return None
+
+    @staticmethod
+    def _check_pair(template, context: Mapping[str, Any], record: Mapping[str, Any]) -> str | None:
+        """A minimal pair: both sentences render from the slots, and the pair passes the
+        checks generation ran (nligen.pairs.PairSpec.problem)."""
+        try:
+            good = template.premises[0].render(context)[0]
+            bad, spans = template.hypotheses[0].text.render(context)
+        except RenderError as exc:
+            return f"cannot re-derive: {exc}"
+        if good != record.get("sentence_good"):
+            return f"sentence_good does not render from the slots (would be {good!r})"
+        if bad != record.get("sentence_bad"):
+            return f"sentence_bad does not render from the slots (would be {bad!r})"
+        return template.pair.problem(context, good, bad, spans)
 
     def _variant(self, template, record):
         variants = self.variants.get(template.id, {})
@@ -309,7 +333,8 @@ def verify(folder: str | Path) -> VerifyReport:
     manifest = read_manifest(folder)
     command = manifest["command"]
     stress = manifest.get("family") == "stress"
-    report = VerifyReport(str(folder), command, labels_source="stress" if stress else "records")
+    report = VerifyReport(str(folder), command, labels_source="stress" if stress else (
+        "pairs" if manifest.get("records") == "minimal_pairs" else "records"))
     data_files = list(manifest["files"])
     jsonl = [n for n in data_files if n.endswith(".jsonl")]
     try:

@@ -2,13 +2,15 @@
 check that decides whether a word order is morphologically disambiguated.
 
 Filters for templates: ``nom``, ``acc``, ``dat`` (a noun phrase in that case) and
-``agree(subject)`` (a verb agreeing with its subject). Slot kinds: ``np`` and ``verb``.
+``agree(subject)`` (a verb agreeing with its subject), ``contrast(feature)`` (a minimal
+pair's wrong form, see :mod:`.contrasts`). Slot kinds: ``np`` and ``verb``.
 Variant check: ``de.disambiguated``.
 """
 
 from __future__ import annotations
 
 from .. import Language
+from .contrasts import CONTRASTS
 from .morphology import FILTERS, disambiguated_check
 from .slots import NounPhraseKind, VerbKind
 
@@ -27,4 +29,5 @@ LANGUAGE = Language(
     variant_checks={"disambiguated": disambiguated_check},
     lemma_analyser=_lemma_analyser,
     tokenwise_lemmas=True,  # analysis.LemmaAnalyser: a table lookup per token
+    contrasts=CONTRASTS,  # minimal pairs: number, case, gender, dative_n, weak
 )

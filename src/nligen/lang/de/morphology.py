@@ -82,16 +82,21 @@ PRONOUN_LEMMAS = {("m", "sg"): "er", ("f", "sg"): "sie", ("n", "sg"): "es", ("pl
 class NounPhrase(SlotValue):
     """A third-person noun phrase with its forms in every case it is used in."""
 
-    __slots__ = ("forms", "gender", "number", "kind")
+    __slots__ = ("forms", "gender", "number", "kind", "det", "paradigm")
 
     def __init__(self, slot: str, forms: Mapping[str, str], gender: str, number: str,
                  kind: str, fields: Mapping[str, Any], identity: str,
-                 lemmas: tuple[str, ...], key: str):
+                 lemmas: tuple[str, ...], key: str, det: str | None = None,
+                 paradigm: Mapping[str, Any] | None = None):
         super().__init__(slot, forms["nom"], fields, identity=identity, lemmas=lemmas, key=key)
         self.forms = dict(forms)
         self.gender = gender
         self.number = number
         self.kind = kind  # "noun" | "name" | "pronoun"
+        self.det = det  # the determiner kind (def, indef, dem) or None
+        # the noun's lexicon entry (nom_sg ... gen_pl): the cells a minimal pair's bad
+        # form is checked against (nligen.lang.de.contrasts)
+        self.paradigm = paradigm
 
     def _make_provenance(self) -> dict:
         out = super()._make_provenance()
@@ -133,7 +138,8 @@ def noun_phrase(slot: str, entry: Mapping[str, Any], det: str | None, number: st
         if extra in entry:
             fields[extra] = entry[extra]
     return NounPhrase(slot, forms, gender, number, "noun", fields, identity=entry["lemma"],
-                      lemmas=(entry["lemma"],), key=f"{det}:{entry['lemma']}:{number}")
+                      lemmas=(entry["lemma"],), key=f"{det}:{entry['lemma']}:{number}",
+                      det=det, paradigm=entry)
 
 
 def name_phrase(slot: str, entry: Mapping[str, Any], lexicon: str = "") -> NounPhrase:

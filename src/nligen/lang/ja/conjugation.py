@@ -18,7 +18,7 @@ from functools import lru_cache
 from ...errors import NligenError
 
 FORMS = ("plain", "past", "te", "progressive", "progressive_past", "continuative",
-         "negative", "negative_zu")
+         "negative", "negative_zu", "negative_past", "causative_past")
 
 
 class ConjugationError(NligenError):
@@ -101,6 +101,10 @@ def _conjugate_base(info: VerbInfo, form: str) -> str:
     if form == "past":
         te = _conjugate_base(info, "te")
         return te[:-1] + ("た" if te.endswith("て") else "だ")
+    if form == "negative_past":  # 読まない -> 読まなかった (ない conjugates as an adjective)
+        return _conjugate_base(info, "negative")[:-1] + "かった"
+    if form == "causative_past":
+        return _causative_stem(info) + "せた"
     if ctype.startswith("五段-"):
         return _godan(info, form)
     if ctype.startswith(("上一段-", "下一段-")):
@@ -111,6 +115,21 @@ def _conjugate_base(info: VerbInfo, form: str) -> str:
         return _suru(base, form)
     if ctype == "カ行変格":
         return _kuru(base, form)
+    raise ConjugationError(f"{info.lemma!r}: conjugation type {ctype} is not supported")
+
+
+def _causative_stem(info: VerbInfo) -> str:
+    """What -せる follows in the causative: the 未然形 of a 五段 verb (読ま), -さ after the
+    others (食べさ, 勉強さ, 来さ)."""
+    base, ctype = info.base, info.ctype
+    if ctype.startswith("五段-"):
+        return _godan(info, "negative_zu")[:-1]  # 読まず -> 読ま (ある: あら)
+    if ctype.startswith(("上一段-", "下一段-")):
+        return base[:-1] + "さ"
+    if ctype == "サ行変格":
+        return (base[:-2] + "じさ") if base.endswith("ずる") else base[:-2] + "さ"
+    if ctype == "カ行変格":
+        return _kuru(base, "negative")[:-2] + "さ"
     raise ConjugationError(f"{info.lemma!r}: conjugation type {ctype} is not supported")
 
 
@@ -171,7 +190,7 @@ _CONTEXT_PREFIX = "彼は"
 CONTEXTS = {
     "plain": "{}。", "past": "{}。", "te": "{}、", "progressive": "{}。",
     "progressive_past": "{}。", "continuative": "{}ます。", "negative": "{}。",
-    "negative_zu": "{}、",
+    "negative_zu": "{}、", "negative_past": "{}。", "causative_past": "{}。",
 }
 # Suppletive cells: the negative of ある is the adjective ない (UniDic 無い).
 _SUPPLETIVE = {("有る", "negative"): "無い"}
