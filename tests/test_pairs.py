@@ -373,3 +373,94 @@ def test_readme_custom_paradigm_example_runs(tmp_path):
     assert len(recs) == 20 and all(r["sentence_good"] != r["sentence_bad"] for r in recs)
     assert {r["UID"] for r in recs} == {"my_verb_agreement", "my_case_after_mit"}
     assert DETERMINERS  # the layer the example relies on is loaded
+
+
+# -- gen eval --scores --------------------------------------------------------------------
+
+def test_eval_scores_gives_exactly_the_accuracy_of_a_known_score_file(tmp_path, de_records):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in de_records[:40]),
+                    encoding="utf-8")
+    lines, right = [], 0
+    for i, r in enumerate(de_records[:40]):
+        if i % 3 == 0:  # per pair; a tie (i % 9 == 0) is wrong
+            good, bad = -4.0, (-4.0 if i % 9 == 0 else -6.5)
+            lines.append({"pairID": r["pairID"], "good": good, "bad": bad})
+        else:  # per sentence
+            good, bad = -10.0, (-12.0 if i % 2 else -9.5)
+            lines += [{"sentence": r["sentence_good"], "logprob": good},
+                      {"sentence": r["sentence_bad"], "logprob": bad}]
+        right += good > bad
+    scores = tmp_path / "scores.jsonl"
+    scores.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                      encoding="utf-8")
+    out = gen("eval", "--gold", str(gold), "--scores", str(scores), "--json")
+    result = json.loads(out.stdout)
+    assert (result["correct"], result["n"]) == (right, 40)
+    assert result["accuracy"] == right / 40
+    per_uid = result["groups"]["paradigm"]
+    assert sum(s["n"] for s in per_uid.values()) == 40
+    assert sum(s["correct"] for s in per_uid.values()) == right
+    text = gen("eval", "--gold", str(gold), "--scores", str(scores)).stdout
+    assert f"| all | {100 * right / 40:.2f} | {right} | 40 |" in text
+
+
+def test_eval_scores_bad_input_is_one_line(tmp_path, de_records):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps(de_records[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    cases = {
+        '{"sentence": "x", "logprob": "high"}\n': "'logprob' must be a finite number",
+        '{"pairID": "999", "good": 1, "bad": 2}\n': "not in the gold pairs",
+        '{"foo": 1}\n': "a score line needs",
+        "": "no score for pair 0",
+        "[1]\n": "not a JSON object",
+    }
+    for content, message in cases.items():
+        scores = tmp_path / "s.jsonl"
+        scores.write_text(content, encoding="utf-8")
+        r = gen("eval", "--gold", str(gold), "--scores", str(scores), check=False)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, (content, r.stderr)
+        assert message in r.stderr, (content, r.stderr)
+    both = gen("eval", "--gold", str(gold), "--scores", "x", "--pred", "y", check=False)
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+# -- lm-evaluation-harness ----------------------------------------------------------------
+
+PAIR_FIXTURE = REPO / "tests" / "data" / "lm_eval_pairs"
+
+
+def test_eval_scores_reads_the_harness_samples_and_agrees_with_its_accuracy():
+    """tests/data/lm_eval_pairs: a real lm-eval 0.4.13 run of an exported pair set
+    (make_fixture.sh); gen eval must give the harness's own acc, overall and per task."""
+    harness = json.loads((PAIR_FIXTURE / "results.json").read_text(encoding="utf-8"))
+    out = gen("eval", "--gold", str(PAIR_FIXTURE / "gold.jsonl"), "--scores",
+              str(PAIR_FIXTURE / "samples.jsonl"), "--json")
+    result = json.loads(out.stdout)
+    assert result["n"] == 56
+    assert result["accuracy"] == pytest.approx(harness["nligen_pairs_fixture"]["acc,none"])
+    for uid, stats in result["groups"]["paradigm"].items():
+        task = harness[f"nligen_pairs_fixture_{uid}"]
+        assert stats["accuracy"] == pytest.approx(task["acc,none"]), uid
+
+
+def test_export_lm_eval_writes_blimp_style_tasks(tmp_path):
+    src = tmp_path / "set"
+    gen("pairs", "--language", "ja", "--n", "26", "--seed", "1", "-q", "-o", f"{src}/")
+    gen("export", "lm-eval", str(src), "-o", f"{tmp_path / 'task'}/", "--name", "my_pairs", "-q")
+    files = sorted(p.name for p in (tmp_path / "task").iterdir())
+    assert "my_pairs.yaml" in files and "README.md" in files
+    tasks = [f for f in files if f.endswith(".yaml") and f != "my_pairs.yaml"]
+    assert len(tasks) == 13
+    config = yaml.safe_load((tmp_path / "task" / tasks[0]).read_text(encoding="utf-8"))
+    # the keys of lm-eval's own BLiMP tasks (lm_eval/tasks/blimp/_template_yaml)
+    assert config["output_type"] == "multiple_choice" and config["doc_to_text"] == ""
+    assert config["doc_to_choice"] == "{{[sentence_good, sentence_bad]}}"
+    assert config["doc_to_target"] == 0
+    doc = json.loads((tmp_path / "task" / tasks[0].replace(".yaml", ".test.jsonl"))
+                     .read_text(encoding="utf-8").splitlines()[0])
+    assert {"id", "pairID", "sentence_good", "sentence_bad", "UID"} <= set(doc)
+    assert "slots" not in doc
+    refused = gen("export", "llm-jp-eval", str(src), "-o", str(tmp_path / "x.json"),
+                  check=False)
+    assert refused.returncode == 2 and "no llm-jp-eval format" in refused.stderr

@@ -297,8 +297,18 @@ def cmd_export(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .tools.evaluate import evaluate, markdown_report
     from .writers import write_stdout
+
+    if args.scores is not None:  # minimal pairs: a language model's sentence scores
+        from .tools.pair_scores import evaluate_scores, markdown_report as pair_report
+
+        result = evaluate_scores(args.gold, args.scores)
+        if args.json:
+            emit(json.dumps(result, ensure_ascii=False))
+        else:
+            write_stdout(pair_report(result))
+        return 0
+    from .tools.evaluate import evaluate, markdown_report
 
     result = evaluate(args.gold, args.pred)
     if args.json:

@@ -425,7 +425,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("-q", "--quiet", action="store_true", help="no summary on stderr")
 
     ev = sub.add_parser("eval", help="score predictions against a generated set",
-                        description="Accuracy of a model's predictions on a gold record file: "
+                        description="Accuracy of a model's predictions (--pred) on a gold "
+                        "record file, or of its sentence scores (--scores) on minimal pairs: "
                         "overall, per gold label, template, fragment / sub-fragment, "
                         "pattern / set / hypothesis type, time format / time span and seen "
                         "/ unseen (only the groupings whose field the gold records have). "
@@ -435,7 +436,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--gold", required=True, metavar="FILE",
                     help="gold records: JSONL as gen writes it, or a .tsv with a header "
                          "(--format tsv, jamp-tsv or wogli-tsv)")
-    ev.add_argument("--pred", required=True, metavar="FILE",
+    given = ev.add_mutually_exclusive_group(required=True)
+    given.add_argument("--scores", metavar="FILE",
+                       help="with a gen pairs gold file: a language model's log-probabilities, "
+                            "JSONL {\"sentence\": ..., \"logprob\": ...} per sentence or "
+                            "{\"pairID\": ..., \"good\": ..., \"bad\": ...} per pair; a pair "
+                            "is right when its good sentence scores higher (a tie is wrong). "
+                            "Reports accuracy overall and per phenomenon, paradigm, field "
+                            "and seen / unseen")
+    given.add_argument("--pred", metavar="FILE",
                     help="predictions: JSONL with 'id' and 'label' per line; one label per "
                          "line aligned with the gold file; lm-evaluation-harness's "
                          "--log_samples output of a gen export lm-eval task (a "

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import InputError, UsageError
+from ..pairs import PAIR_RECORDS
 from .evaluate import json_object, normalise_label
 
 HARNESSES = ("llm-jp-eval", "lm-eval")
@@ -174,6 +175,7 @@ class Source:
     family: str
     labels: tuple[str, ...]
     language: str
+    pairs: bool = False  # minimal pairs (gen pairs): BLiMP's records, no labels
 
     def default_split(self) -> str:
         if "test" in self.splits:
@@ -226,18 +228,23 @@ def read_source(path: str | os.PathLike) -> Source:
     if manifest.get("shard") is not None:
         raise InputError("a shard folder (one piece of a run): join the shards with gen "
                          "merge first", where)
+    pairs = manifest.get("records") == PAIR_RECORDS
     splits: dict[str, list[Record]] = {}
     for name in files:
-        splits[name[: -len(".jsonl")]] = _read_records(folder / name, where)
+        splits[name[: -len(".jsonl")]] = _read_records(folder / name, where, pairs)
     family = manifest.get("family")
     if not isinstance(family, str) or not family:
         raise InputError("no 'family' (string)", where)
     everything = [r for records in splits.values() for r in records]
+    if pairs:  # minimal pairs: no labels; the language of the pairs' paradigms
+        languages = manifest.get("languages") or []
+        return Source(folder, manifest, splits, family, (),
+                      languages[0] if len(languages) == 1 else "mul", pairs=True)
     labels = _scheme(family, everything)
     return Source(folder, manifest, splits, family, labels, _language(family, everything))
 
 
-def _read_records(path: Path, manifest_where: str) -> list[Record]:
+def _read_records(path: Path, manifest_where: str, pairs: bool = False) -> list[Record]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -255,6 +262,12 @@ def _read_records(path: Path, manifest_where: str) -> list[Record]:
         where = f"{path}:{number}"
         data = json_object(line, where)
         if data.get("applicable") is False:  # gen stress --keep-inapplicable: no problem
+            continue
+        if pairs:
+            for key in ("id", "sentence_good", "sentence_bad", "UID"):
+                if not isinstance(data.get(key), str) or not data[key]:
+                    raise InputError(f"pair record has no {key!r} (string)", where)
+            records.append(Record(where, data))
             continue
         for key in ("id", "premise", "hypothesis"):
             if not isinstance(data.get(key), str) or not data[key]:
@@ -448,6 +461,8 @@ def lm_eval_files(source: Source, data_path: str, name: str, split: str | None =
     from ..version import __version__
 
     split_name, records = _evaluated(source, split)
+    if source.pairs:
+        return _pair_files(source, data_path, name, split_name, records, by)
     field = by or subtask_field(source.family)
     if not any(field in r.data for r in records):
         scalar = sorted({k for r in records for k, v in r.data.items()
@@ -510,6 +525,77 @@ def lm_eval_files(source: Source, data_path: str, name: str, split: str | None =
     files[f"{name}.yaml"] = _yaml(group, provenance)
     files["README.md"] = _lm_eval_readme(source, name, split_name, field, subtasks, prompt,
                                          bool(pool), prefix.rstrip("/") or ".")
+    return files
+
+
+# Minimal pairs as lm-eval's own BLiMP tasks write them (lm_eval/tasks/blimp/_template_yaml):
+# no prompt, the two sentences as the choices, the acceptable one the target; acc is then
+# the share of pairs whose acceptable sentence has the higher log-likelihood.
+PAIR_TASK = {"output_type": "multiple_choice", "test_split": "test", "doc_to_text": "",
+             "doc_to_target": 0, "doc_to_choice": "{{[sentence_good, sentence_bad]}}",
+             "num_fewshot": 0, "should_decontaminate": True,
+             "doc_to_decontamination_query": "{{sentence_good}} {{sentence_bad}}"}
+PAIR_SUBTASK_FIELD = "UID"
+
+
+def _pair_files(source: Source, data_path: str, name: str, split_name: str,
+                records: Sequence[Record], by: str | None) -> dict[str, str]:
+    """An lm-eval export of minimal pairs: a task per paradigm (``UID``, or ``by``), in
+    the style of lm-eval's BLiMP tasks, a group over them and README.md."""
+    from ..version import __version__
+
+    field = by or PAIR_SUBTASK_FIELD
+    values: dict[str, list[Record]] = {}
+    for r in records:
+        value = r.data.get(field)
+        if value is None:
+            raise UsageError(f"the pairs have no field {field!r} to make subtasks of",
+                             "--by" if by else str(source.folder))
+        values.setdefault(str(value), []).append(r)
+    prefix = data_path.rstrip("/\\")
+    prefix = f"{prefix}/" if prefix else ""
+    provenance = (f"Written by gen export lm-eval (nligen {__version__}) from the {split_name} "
+                  f"split of {source.folder.name}/ ({source.manifest.get('command', '?')}).\n"
+                  f"Run: lm_eval --model ... --include_path DIR --tasks {name} --log_samples "
+                  "--output_path OUT\nScore: see README.md")
+    files: dict[str, str] = {}
+    subtasks: dict[str, tuple[str, list[Record]]] = {}
+    for value in sorted(values, key=_natural):
+        task = f"{name}_{_identifier(value)}"
+        subtasks[task] = (value, values[value])
+        config = {"task": task, "task_alias": f"{field}: {value}", "dataset_path": "json",
+                  "dataset_kwargs": {"data_files": {"test": f"{prefix}{task}.test.jsonl"}},
+                  **PAIR_TASK, "metric_list": LM_EVAL_METRICS,
+                  "metadata": {"version": LM_EVAL_TASK_VERSION}}
+        files[f"{task}.yaml"] = _yaml(config, provenance)
+        files[f"{task}.test.jsonl"] = _jsonl(
+            {k: v for k, v in r.data.items() if k not in _DROPPED_FIELDS
+             and (v is None or isinstance(v, (str, int, float, bool)))}
+            for r in values[value])
+    files[f"{name}.yaml"] = _yaml({"group": name, "task": list(subtasks),
+                                   "aggregate_metric_list": [{"metric": "acc",
+                                                              "aggregation": "mean",
+                                                              "weight_by_size": True}],
+                                   "metadata": {"version": LM_EVAL_TASK_VERSION}}, provenance)
+    gold = source.folder / f"{split_name}.jsonl"
+    include_path = prefix.rstrip("/") or "."
+    files["README.md"] = "\n".join([
+        f"# {name}: lm-evaluation-harness tasks", "",
+        f"The {split_name} split of `{source.folder.name}/` ({len(records)} minimal pairs) as "
+        f"log-likelihood tasks in the style of lm-eval's BLiMP tasks, one per {field} "
+        f"({len(subtasks)}), in the group `{name}`: no prompt, the two sentences are the "
+        "choices, and acc is the share of pairs whose acceptable sentence has the higher "
+        "log-likelihood.", "",
+        "```sh",
+        f"lm_eval --model hf --model_args pretrained=MODEL --include_path {include_path} "
+        f"--tasks {name} --log_samples --output_path OUT/",
+        f"gen eval --gold {gold} --scores OUT/",
+        "```", "",
+        "`gen eval --scores` reads every `samples_*.jsonl` lm-eval wrote under OUT/ (each "
+        "doc keeps its record's `pairID`) and reports accuracy per phenomenon, paradigm, "
+        "field and seen / unseen.", "",
+        f"| task | {field} | pairs |", "|---|---|---:|",
+        *(f"| {task} | {value} | {len(m)} |" for task, (value, m) in subtasks.items()), ""])
     return files
 
 
@@ -593,6 +679,9 @@ def export(harness: str, src: str | os.PathLike, output: str | os.PathLike, *,
         for option, value in (("--by", by), ("--name", name), ("--data-path", data_path)):
             if value is not None:
                 raise UsageError("only for gen export lm-eval", option)
+        if read_source(src).pairs:
+            raise UsageError("minimal pairs have no llm-jp-eval format (they are scored by "
+                             "log-likelihood): use gen export lm-eval", "gen export")
         return export_llm_jp_eval(src, output, split, LLM_JP_EVAL_DEFAULT_FEW_SHOTS
                                   if few_shots is None else few_shots)
     if harness == "lm-eval":
