@@ -70,12 +70,25 @@ def _cell_forms(np: NounPhrase, cases: list[str]) -> set[str]:
     return out
 
 
-def _not_in_cell(np: NounPhrase, good_text: str, bad_text: str, rule: str) -> str | None:
+
+
+
+ALL_CASES = ("nom", "acc", "dat", "gen")
+
+
+def _not_in_cell(np: NounPhrase, good_text: str, bad_text: str, rule: str,
+                 anywhere: bool = False) -> str | None:
+    """Whether ``bad_text`` is no form the good text's cases allow (in either number);
+    ``anywhere``: no form of the noun at all, so that a wrong gender or a missing -n is
+    not read as a right form in another case (*dieses Kandidaten* is a genitive)."""
     cases = _cases_of(np, good_text)
     if not cases:
         return f"{good_text!r} is not a form of {np}"
-    allowed = _cell_forms(np, cases)
+    allowed = _cell_forms(np, list(ALL_CASES) if anywhere else cases)
     if any(_same(bad_text, form) for form in allowed):
+        if anywhere:
+            return (f"{bad_text!r} is a form of {np.paradigm.get('lemma') if np.paradigm else np}"
+                    f" in another case or number: not read as a {rule} error")
         return (f"{bad_text!r} is a {'/'.join(cases)} form of {np.paradigm.get('lemma') if np.paradigm else np} "
                 f"too: no {rule} error")
     return None
@@ -167,7 +180,7 @@ def other_gender(value: Any) -> NounPhrase | None:
 
 
 def check_gender(good: Any, good_text: str, bad_text: str, context=None, sentences=None) -> str | None:
-    return _not_in_cell(_np(good), good_text, bad_text, "gender agreement")
+    return _not_in_cell(_np(good), good_text, bad_text, "gender agreement", anywhere=True)
 
 
 def dative_without_n(value: Any) -> NounPhrase | None:
@@ -182,7 +195,7 @@ def dative_without_n(value: Any) -> NounPhrase | None:
 
 
 def check_dative_n(good: Any, good_text: str, bad_text: str, context=None, sentences=None) -> str | None:
-    return _not_in_cell(_np(good), good_text, bad_text, "dative plural")
+    return _not_in_cell(_np(good), good_text, bad_text, "dative plural", anywhere=True)
 
 
 def weak_as_strong(value: Any) -> NounPhrase | None:
@@ -199,7 +212,7 @@ def weak_as_strong(value: Any) -> NounPhrase | None:
 
 
 def check_weak(good: Any, good_text: str, bad_text: str, context=None, sentences=None) -> str | None:
-    return _not_in_cell(_np(good), good_text, bad_text, "weak declension")
+    return _not_in_cell(_np(good), good_text, bad_text, "weak declension", anywhere=True)
 
 
 CONTRASTS = {

@@ -197,6 +197,21 @@ def dat(value: Any) -> str:
     return _np(value, "dat").form("dat")
 
 
+def gen(value: Any) -> str:
+    """A noun phrase in the genitive (der Freund *der Kinder*), from its noun's paradigm
+    and the determiner table (names and pronouns have none here)."""
+    np = _np(value, "gen")
+    if "gen" in np.forms:
+        return np.forms["gen"]
+    if np.kind != "noun" or np.paradigm is None or not np.det:
+        raise RenderError(f"{np._text!r} has no genitive here (a noun with a determiner has)")
+    d = determiner(np.det, np.gender, np.number, "gen")
+    noun = np.paradigm.get(f"gen_{np.number}")
+    if not d or not isinstance(noun, str):
+        raise RenderError(f"{np._text!r} has no genitive form")
+    return f"{d} {noun}"
+
+
 def agree(verb: Any, subject: Any) -> str:
     """Present-tense form of ``verb`` agreeing with ``subject`` (3sg / 3pl)."""
     if not isinstance(verb, Verb):
@@ -212,7 +227,7 @@ def _number_of(value: Any) -> Any:
 # verb and number; a value of another type is never taken for a noun phrase).
 agree.argument_reads = (_number_of,)
 
-FILTERS = {"nom": nom, "acc": acc, "dat": dat, "agree": agree}
+FILTERS = {"nom": nom, "acc": acc, "dat": dat, "gen": gen, "agree": agree}
 
 
 # -- ambiguity ----------------------------------------------------------------------
