@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nligen.lang.ja import FORMS, ConjugationError, conjugate
-from nligen.lang.ja.conjugation import analyses_back
+from nligen.lang.ja.conjugation import CHECKED_FORMS, analyses_back
 
 # Dictionary forms across every conjugation class UniDic distinguishes here.
 VERBS = [
@@ -18,28 +18,29 @@ VERBS = [
 ]
 
 EXPECTED = {
-    "書く": "書く 書いた 書いて 書いている 書いていた 書き 書かない 書かず",
-    "行く": "行く 行った 行って 行っている 行っていた 行き 行かない 行かず",
-    "来る": "来る 来た 来て 来ている 来ていた 来 来ない 来ず",
-    "くる": "くる きた きて きている きていた き こない こず",
-    "ある": "ある あった あって あっている あっていた あり ない あらず",
-    "到着する": "到着する 到着した 到着して 到着している 到着していた 到着し 到着しない 到着せず",
-    "食べる": "食べる 食べた 食べて 食べている 食べていた 食べ 食べない 食べず",
-    "泳ぐ": "泳ぐ 泳いだ 泳いで 泳いでいる 泳いでいた 泳ぎ 泳がない 泳がず",
-    "死ぬ": "死ぬ 死んだ 死んで 死んでいる 死んでいた 死に 死なない 死なず",
-    "買う": "買う 買った 買って 買っている 買っていた 買い 買わない 買わず",
-    "感ずる": "感ずる 感じた 感じて 感じている 感じていた 感じ 感じない 感ぜず",
+    "書く": "書く 書いた 書いて 書いている 書いていた 書き 書かない 書かず 書かなかった 書かせた",
+    "行く": "行く 行った 行って 行っている 行っていた 行き 行かない 行かず 行かなかった 行かせた",
+    "来る": "来る 来た 来て 来ている 来ていた 来 来ない 来ず 来なかった 来させた",
+    "くる": "くる きた きて きている きていた き こない こず こなかった こさせた",
+    "ある": "ある あった あって あっている あっていた あり ない あらず なかった あらせた",
+    "到着する": "到着する 到着した 到着して 到着している 到着していた 到着し 到着しない 到着せず 到着しなかった 到着させた",
+    "食べる": "食べる 食べた 食べて 食べている 食べていた 食べ 食べない 食べず 食べなかった 食べさせた",
+    "泳ぐ": "泳ぐ 泳いだ 泳いで 泳いでいる 泳いでいた 泳ぎ 泳がない 泳がず 泳がなかった 泳がせた",
+    "死ぬ": "死ぬ 死んだ 死んで 死んでいる 死んでいた 死に 死なない 死なず 死ななかった 死なせた",
+    "買う": "買う 買った 買って 買っている 買っていた 買い 買わない 買わず 買わなかった 買わせた",
+    "感ずる": "感ずる 感じた 感じて 感じている 感じていた 感じ 感じない 感ぜず 感じなかった 感じさせた",
 }
 
 
 def test_forms_are_the_interface():
     assert FORMS == ("plain", "past", "te", "progressive", "progressive_past",
-                     "continuative", "negative", "negative_zu")
+                     "continuative", "negative", "negative_zu", "negative_past")
+    assert CHECKED_FORMS == ("causative_past",)
 
 
 @pytest.mark.parametrize("lemma", sorted(EXPECTED))
 def test_irregular_and_regular_paradigms(lemma):
-    assert [conjugate(lemma, f) for f in FORMS] == EXPECTED[lemma].split()
+    assert [conjugate(lemma, f) for f in FORMS + CHECKED_FORMS] == EXPECTED[lemma].split()
 
 
 @settings(max_examples=150, deadline=None)

@@ -12,7 +12,7 @@ tuple, see :mod:`.slots`). Time expressions render as Jamp writes them (:mod:`.t
 from __future__ import annotations
 
 from .. import Language
-from .conjugation import FORMS, ConjugationError, conjugate
+from .conjugation import CHECKED_FORMS, FORMS, ConjugationError, conjugate
 from .contrasts import CONTRASTS, adjective_past, counter, phrase, verb_form, words
 from .slots import AgentKind, PredicateKind
 from .timetext import FORMAT_NAMES, time_text
@@ -35,7 +35,7 @@ def _clause_analyser(attachment: str = "low"):
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
-    filters={**{form: _form_filter(form) for form in FORMS}, "phrase": phrase,
+    filters={**{form: _form_filter(form) for form in FORMS + CHECKED_FORMS}, "phrase": phrase,
              "counter": counter, "adjective_past": adjective_past},
     slot_kinds={"agent": AgentKind, "predicate": PredicateKind},
     time_text=time_text,

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from ...errors import RenderError
 from ...slots import SlotValue
 from .. import Contrast
-from .conjugation import FORMS, ConjugationError, _tagger, analyse_lemma, conjugate
+from .conjugation import FORMS, ConjugationError, _tagger, analyse_lemma, analyses_back, conjugate
 from .lexicon import PARTICLES
 
 CASES_BY_PARTICLE = {p: c for c, p in PARTICLES.items()}
@@ -185,7 +185,11 @@ def check_particle(good_value, good: str, bad: str, case: str, context=None, sen
         if case in (fields.get("never") or ()):
             return None  # the verb never takes this case (lexicon evidence)
         if case == "ヲ" and value is not good_value and fields.get("wo"):
-            return None  # a second ヲ object in one clause
+            # a second ヲ object in one clause; a causative must read as the verb's own
+            if sentences and conjugate(str(value), "causative_past") in sentences[0] \
+                    and not analyses_back(str(value), "causative_past", {"ヲ": fields["wo"]}):
+                return f"UniDic does not read the causative of {value} as {value}"
+            return None
     return f"nothing in the clause rules out {PARTICLES[case]} here"
 
 
@@ -230,11 +234,25 @@ def intransitive_partner(value: Any) -> WrongValue | None:
     return WrongValue(value, "intransitive", text=partner)
 
 
+_E_ROW = {"う": "え", "く": "け", "ぐ": "げ", "す": "せ", "つ": "て", "ぬ": "ね", "ぶ": "べ",
+          "む": "め", "る": "れ"}
+
+
+def potential(lemma: str) -> str | None:
+    """The potential verb of a 五段 verb (焼く -> 焼ける), None for others."""
+    info = analyse_lemma(lemma)
+    if not info.ctype.startswith("五段-") or info.base[-1] not in _E_ROW:
+        return None
+    return info.prefix + info.base[:-1] + _E_ROW[info.base[-1]] + "る"
+
+
 def check_intransitive(good_value, good: str, bad: str, context=None, sentences=None) -> str | None:
     fields = good_value._fields
     partner = fields["intransitive"]
     if bad not in {conjugate(partner, f) for f in FORMS}:
         return f"{bad!r} is not a form of {partner}"
+    if partner == potential(str(good_value)):  # 魚を焼けた: "could grill the fish"
+        return f"{partner} is also the potential of {good_value}: the bad sentence is fine"
     if "ヲ" not in (fields.get("intransitive_never") or ()):
         return f"nothing says {partner} takes no ヲ object (intransitive_never)"
     return None
