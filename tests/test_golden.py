@@ -18,6 +18,7 @@ def test_there_are_samples_for_every_set():
     for s in ("wogli", "os_hard", "p_subject", "dative", "ditransitive"):
         assert f"wogli-{s}" in names
     assert {"jamp", "jamp-fragment_hard", "jamp-tsv"} <= names
+    assert {"pairs-de", "pairs-ja"} <= names
 
 
 @pytest.mark.parametrize("folder", SAMPLES, ids=lambda p: p.name)

@@ -154,7 +154,7 @@ def test_japanese_good_verbs_analyse_back_and_bad_ones_are_not_forms(ja_records)
         feature = c.get("feature")
         slot = r["slots"][c["slot"]]
         if feature in ("polarity", "onbin"):
-            lemma = slot["lemma"]
+            lemma = slot.get("lemma", slot["text"])  # a predicate, or a values slot (ある)
             made = {conjugate(lemma, f) for f in FORMS}
             assert good in made
             form = next(f for f in FORMS if conjugate(lemma, f) == good)
@@ -467,3 +467,15 @@ def test_export_lm_eval_writes_blimp_style_tasks(tmp_path):
     refused = gen("export", "llm-jp-eval", str(src), "-o", str(tmp_path / "x.json"),
                   check=False)
     assert refused.returncode == 2 and "no llm-jp-eval format" in refused.stderr
+
+
+def test_every_curated_adjective_reads_back_and_has_its_contrast():
+    from nligen.lang.ja.contrasts import adjective_past, check_adjective, other_adjective_class
+    from nligen.slots import SlotValue
+
+    data = yaml.safe_load((REPO / "lexicons/ja/curated/pairs_adjectives.yaml").read_text("utf-8"))
+    for e in data["entries"]:
+        value = SlotValue("J", e["text"], e)
+        good = adjective_past(value)
+        bad = adjective_past(other_adjective_class(value))
+        assert check_adjective(value, good, bad) is None, e

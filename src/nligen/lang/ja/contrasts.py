@@ -4,7 +4,7 @@ the bad form is bad for the stated reason.
 
 * ``polarity``: a negated verb written affirmative (しか / 誰も / 一度も need negation);
 * ``onbin``: a 五段 verb's past / te-form with another row's euphonic ending (書いた ->
-  *書った, 行った -> *行いた); checked against every form the conjugator makes and
+  *書った; not 行く, whose *行いた is its row's regular form); checked against every form the conjugator makes and
   against UniDic (a "wrong" form UniDic reads as a real past, like あいた of ある ->
   開く, is refused);
 * ``particle``: a phrase with another case particle (``{{ B|phrase("ニ") }}``), bad
@@ -112,8 +112,8 @@ def check_polarity(good_value, good: str, bad: str, context=None, sentences=None
 
 # -- onbin ---------------------------------------------------------------------------
 
-# The euphonic te-ending of each 五段 row, and the wrong one a pair writes instead: one a
-# learner or a child over-generalises from another row (行く follows the カ row: *行いた).
+# The wrong euphonic te-ending a pair writes for each 五段 row: another row's (*書った
+# takes the ラ row's, *読った too).
 _WRONG_TE = {"カ": "って", "ガ": "んで", "サ": "いて", "タ": "いて", "ナ": "って", "バ": "って",
              "マ": "って", "ラ": "いて", "ワア": "いて"}
 _EUPHONIC = ("連用形-促音便", "連用形-イ音便", "連用形-撥音便", "連用形-ウ音便")
@@ -127,8 +127,10 @@ def wrong_onbin(value: Any) -> WrongValue | None:
         return None
     if not info.ctype.startswith("五段-"):
         return None
+    if info.unidic_lemma in ("行く", "逝く"):
+        return None  # *行いた is its row's regular form: bad as an exception, not a wrong row
     row = info.ctype.split("-", 1)[1].removesuffix("行")
-    wrong = "いて" if info.unidic_lemma in ("行く", "逝く") else _WRONG_TE.get(row)
+    wrong = _WRONG_TE.get(row)
     if wrong is None:
         return None
     stem = info.prefix + info.base[:-1]
