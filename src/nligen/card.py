@@ -265,7 +265,14 @@ def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
               "Tab-separated with a header; the columns are those of the format named in "
               "`manifest.json` (`format`). The JSONL format also carries `slots` and "
               "`rationale`.", ""]
-    lines += ["## Citation", ""]
+    lines += _citation_and_license(fam, manifest)
+    return "\n".join(lines)
+
+
+def _citation_and_license(fam: Mapping[str, Any], manifest: Mapping[str, Any]) -> list[str]:
+    """The card's last sections: whom to cite (the family's paper, nligen) and the
+    license, with the source and license of every lexicon used."""
+    lines = ["## Citation", ""]
     if fam.get("citation"):
         lines += [str(fam["citation"]).strip(), ""]
     lines += ["```bibtex"]
@@ -283,7 +290,7 @@ def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
             lines.append(f"- `{name}`: {info.get('source') or 'source not stated'}"
                          f" ({info.get('license') or 'license not stated'})")
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def pairs_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any], ext: str,
@@ -335,16 +342,7 @@ def pairs_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any],
               "seen/unseen splits), `group`, `slots` (the filled values) and `rationale` "
               "(the rule the bad sentence breaks, the contrast, and the character spans "
               "that differ in each sentence).", ""]
-    lines += ["## Citation", ""]
-    if fam.get("citation"):
-        lines += [str(fam["citation"]).strip(), ""]
-    lines += ["```bibtex"]
-    if fam.get("bibtex"):
-        lines += [str(fam["bibtex"]).strip(), ""]
-    lines += [NLIGEN_BIBTEX.replace("VERSION", str(manifest["nligen_version"])), "```", ""]
-    lines += ["## License", "", str(fam.get("license", "See the licenses of the templates "
-                                                       "and lexicons listed in manifest.json."))
-              .strip(), ""]
+    lines += _citation_and_license(fam, manifest)
     return "\n".join(lines)
 
 

@@ -336,6 +336,19 @@ def _number(value: Any, where: str) -> float:
     return number
 
 
+def choice_scores(responses: list, where: str) -> list[float]:
+    """The log-likelihood of each choice of an lm-eval multiple-choice sample."""
+    scores = []
+    for response in responses:
+        while isinstance(response, list) and response and isinstance(response[0], list):
+            response = response[0]  # 'resps' nests each [loglikelihood, is_greedy] once more
+        if not isinstance(response, list) or not response:
+            raise InputError(f"response {_show(response)} is not [log-likelihood, "
+                             "is_greedy]", where)
+        scores.append(_number(response[0], where))
+    return scores
+
+
 def _lm_eval_choice(record: Mapping[str, Any], where: str) -> str:
     """The label an lm-eval sample predicts: its highest-scoring choice (the first of
     equals, as lm-eval's argmax), read back through the doc's ``choice_labels`` (written
@@ -346,14 +359,7 @@ def _lm_eval_choice(record: Mapping[str, Any], where: str) -> str:
         raise InputError("sample has no responses ('filtered_resps' or 'resps')", where)
     if all(isinstance(r, str) for r in responses):  # generate_until: the generated text
         return generated_label(responses[0])
-    scores = []
-    for response in responses:
-        while isinstance(response, list) and response and isinstance(response[0], list):
-            response = response[0]  # 'resps' nests each [loglikelihood, is_greedy] once more
-        if not isinstance(response, list) or not response:
-            raise InputError(f"response {_show(response)} is not [log-likelihood, "
-                             "is_greedy]", where)
-        scores.append(_number(response[0], where))
+    scores = choice_scores(responses, where)
     best = scores.index(max(scores))
     doc = record["doc"]
     labels = doc.get("choice_labels")

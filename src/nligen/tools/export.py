@@ -450,6 +450,20 @@ def _natural(text: str) -> list[Any]:
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text) if p]
 
 
+def _prefix_and_provenance(source: Source, data_path: str, name: str,
+                           split_name: str) -> tuple[str, str]:
+    """What the task YAMLs put before data file names, and the comment they start with."""
+    from ..version import __version__
+
+    prefix = data_path.rstrip("/\\")
+    prefix = f"{prefix}/" if prefix else ""
+    provenance = (f"Written by gen export lm-eval (nligen {__version__}) from the {split_name} "
+                  f"split of {source.folder.name}/ ({source.manifest.get('command', '?')}).\n"
+                  f"Run: lm_eval --model ... --include_path DIR --tasks {name} --log_samples "
+                  "--output_path OUT\nScore: see README.md")
+    return prefix, provenance
+
+
 def lm_eval_files(source: Source, data_path: str, name: str, split: str | None = None,
                   by: str | None = None) -> dict[str, str]:
     """The files of an lm-eval export, {file name: text}: per subtask (a value of ``by``,
@@ -458,7 +472,6 @@ def lm_eval_files(source: Source, data_path: str, name: str, split: str | None =
     examples, ``--num_fewshot K``) and README.md. ``data_path`` is written in front of
     every data file name in the YAML (lm-eval reads data files relative to the directory
     it runs in)."""
-    from ..version import __version__
 
     split_name, records = _evaluated(source, split)
     if source.pairs:
@@ -484,12 +497,7 @@ def lm_eval_files(source: Source, data_path: str, name: str, split: str | None =
         subtasks[task] = (value, values[value])
 
     pool = _few_shot_pool(source, split_name)
-    prefix = data_path.rstrip("/\\")
-    prefix = f"{prefix}/" if prefix else ""
-    provenance = (f"Written by gen export lm-eval (nligen {__version__}) from the {split_name} "
-                  f"split of {source.folder.name}/ ({source.manifest.get('command', '?')}).\n"
-                  f"Run: lm_eval --model ... --include_path DIR --tasks {name} --log_samples "
-                  "--output_path OUT\nScore: see README.md")
+    prefix, provenance = _prefix_and_provenance(source, data_path, name, split_name)
     files: dict[str, str] = {}
     for task, (value, members) in subtasks.items():
         data_files = {"test": f"{prefix}{task}.test.jsonl"}
@@ -542,7 +550,6 @@ def _pair_files(source: Source, data_path: str, name: str, split_name: str,
                 records: Sequence[Record], by: str | None) -> dict[str, str]:
     """An lm-eval export of minimal pairs: a task per paradigm (``UID``, or ``by``), in
     the style of lm-eval's BLiMP tasks, a group over them and README.md."""
-    from ..version import __version__
 
     field = by or PAIR_SUBTASK_FIELD
     values: dict[str, list[Record]] = {}
@@ -552,12 +559,7 @@ def _pair_files(source: Source, data_path: str, name: str, split_name: str,
             raise UsageError(f"the pairs have no field {field!r} to make subtasks of",
                              "--by" if by else str(source.folder))
         values.setdefault(str(value), []).append(r)
-    prefix = data_path.rstrip("/\\")
-    prefix = f"{prefix}/" if prefix else ""
-    provenance = (f"Written by gen export lm-eval (nligen {__version__}) from the {split_name} "
-                  f"split of {source.folder.name}/ ({source.manifest.get('command', '?')}).\n"
-                  f"Run: lm_eval --model ... --include_path DIR --tasks {name} --log_samples "
-                  "--output_path OUT\nScore: see README.md")
+    prefix, provenance = _prefix_and_provenance(source, data_path, name, split_name)
     files: dict[str, str] = {}
     subtasks: dict[str, tuple[str, list[Record]]] = {}
     for value in sorted(values, key=_natural):

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError
-from .evaluate import _lm_eval_files, _number, _read_lines, _show, json_object
+from .evaluate import _lm_eval_files, _read_lines, _show, choice_scores, json_object
 
 GROUPS = (("phenomenon", "linguistics_term"), ("paradigm", "UID"), ("field", "field"),
           ("split", "split"), ("seen", "seen"))
@@ -97,15 +97,8 @@ def _harness_scores(entry: Mapping[str, Any], where: str) -> tuple[str, float, f
     responses = entry.get("filtered_resps", entry.get("resps"))
     if not isinstance(responses, list) or len(responses) != 2:
         raise InputError("an lm-eval pair sample has two responses (good, bad)", where)
-    scores = []
-    for response in responses:
-        while isinstance(response, list) and response and isinstance(response[0], list):
-            response = response[0]  # 'resps' nests each [loglikelihood, is_greedy] once more
-        if not isinstance(response, list) or not response:
-            raise InputError(f"response {_show(response)} is not [log-likelihood, "
-                             "is_greedy]", where)
-        scores.append(_number(response[0], where))  # lm-eval writes them as text
-    return _pair_id(doc.get("pairID"), where), scores[0], scores[1]
+    good, bad = choice_scores(responses, where)
+    return _pair_id(doc.get("pairID"), where), good, bad
 
 
 def read_scores(path: str | os.PathLike, pairs: list[dict[str, Any]]) -> list[tuple[float, float]]:
