@@ -108,7 +108,7 @@ class Dataset:
         return sorted(self.manifest["totals"], key=lambda s: (s != "train", s))
 
     def formats(self) -> list[str]:
-        if self.manifest.get("records") == PAIR_RECORDS:
+        if self.manifest_base.get("records") == PAIR_RECORDS:  # (not .manifest: a pass)
             return ["jsonl"]  # BLiMP's format is JSONL
         return ["jsonl", "tsv", *self.tsv_formats]
 

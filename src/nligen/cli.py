@@ -79,7 +79,7 @@ def _finish(ds, args) -> None:
         if args.shard is None:
             counts = ", ".join(f"{s}: {sum(v.values())}"
                                for s, v in ds.manifest["totals"].items())
-            what = "pairs" if ds.manifest.get("records") == "minimal_pairs" else "problems"
+            what = "pairs" if ds.manifest_base.get("records") == "minimal_pairs" else "problems"
             print(f"wrote {len(ds)} {what} ({counts}) to {args.output}", file=sys.stderr)
         else:
             from .api import shard_range
