@@ -50,7 +50,6 @@ PAIR_RECORDS = "minimal_pairs"
 FIELDS = ("morphology", "syntax", "semantics", "syntax_semantics")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _ARG = re.compile(r"\w{1,40}\Z")  # a contrast's argument: a case (ヲ), a form name
-_EXPRESSION = re.compile(r"\{\{-?\s*")
 
 
 @dataclass

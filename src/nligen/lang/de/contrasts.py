@@ -70,9 +70,6 @@ def _cell_forms(np: NounPhrase, cases: list[str]) -> set[str]:
     return out
 
 
-
-
-
 ALL_CASES = ("nom", "acc", "dat", "gen")
 
 
@@ -86,11 +83,11 @@ def _not_in_cell(np: NounPhrase, good_text: str, bad_text: str, rule: str,
         return f"{good_text!r} is not a form of {np}"
     allowed = _cell_forms(np, list(ALL_CASES) if anywhere else cases)
     if any(_same(bad_text, form) for form in allowed):
+        lemma = np.paradigm.get("lemma") if np.paradigm else np
         if anywhere:
-            return (f"{bad_text!r} is a form of {np.paradigm.get('lemma') if np.paradigm else np}"
-                    f" in another case or number: not read as a {rule} error")
-        return (f"{bad_text!r} is a {'/'.join(cases)} form of {np.paradigm.get('lemma') if np.paradigm else np} "
-                f"too: no {rule} error")
+            return (f"{bad_text!r} is a form of {lemma} in another case or number: not read "
+                    f"as a {rule} error")
+        return f"{bad_text!r} is a {'/'.join(cases)} form of {lemma} too: no {rule} error"
     return None
 
 
