@@ -100,6 +100,25 @@ def test_every_subcommand_works_after_the_plain_install(plain, tmp_path):
     gen(plain, "export", "lm-eval", "w/", "-q", "-o", "lm/", cwd=cwd)
     assert (cwd / "lm" / "w.yaml").is_file() and json.loads(
         (cwd / "w.json").read_text(encoding="utf-8"))["samples"]
+    # minimal pairs: both languages, verify, the README's own paradigm, scores, export
+    gen(plain, "list", "pairs", cwd=cwd)
+    gen(plain, "pairs", "--language", "ja", "--n", "26", "-q", "-o", "pj.jsonl", cwd=cwd)
+    gen(plain, "pairs", "--language", "de", "--n", "28", "-q", "-o", "pd/", cwd=cwd)
+    assert "ok" in gen(plain, "verify", "pd/", cwd=cwd).stdout
+    pair_example = readme[readme.index("```yaml\n", readme.index("<!-- pair-example -->")) + 8:]
+    (cwd / "pmine").mkdir()
+    (cwd / "pmine" / "agreement.yaml").write_text(pair_example[:pair_example.index("```")],
+                                                 encoding="utf-8")
+    gen(plain, "run", "pmine/", "--n", "10", "--balance", "template", "-q", "-o", "pm.jsonl",
+        cwd=cwd)
+    pairs = [json.loads(x) for x in (cwd / "pd" / "all.jsonl").read_text("utf-8").splitlines()]
+    (cwd / "scores.jsonl").write_text("".join(
+        json.dumps({"pairID": p["pairID"], "good": -1.0, "bad": -2.0}) + "\n" for p in pairs),
+        encoding="utf-8")
+    scored = gen(plain, "eval", "--gold", "pd/all.jsonl", "--scores", "scores.jsonl", "--json",
+                 cwd=cwd)
+    assert json.loads(scored.stdout)["accuracy"] == 1.0
+    gen(plain, "export", "lm-eval", "pd/", "-q", "-o", "lmp/", cwd=cwd)
     # stress transformations of an NLI file
     (cwd / "nli.tsv").write_text(NLI, encoding="utf-8")
     gen(plain, "stress", "nli.tsv", "-q", "-o", "stress.jsonl", cwd=cwd)
