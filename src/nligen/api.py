@@ -402,8 +402,8 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     hypothesis sets (default: the family's ``default_set``, else all).
 
     ``balance``: "cell" (every (template, label) cell alike), "label" (labels alike
-    overall, templates weighted) or "template" (templates alike; :mod:`nligen.plans`). ``quotas``: the problems of
-    each cell (a matched set; then ``n`` is their sum). ``excluded``: pair
+    overall, templates weighted) or "template" (templates alike; :mod:`nligen.plans`).
+    ``quotas``: the problems of each cell (a matched set; then ``n`` is their sum). ``excluded``: pair
     fingerprints (:func:`nligen.rng.pair_fingerprint`) no problem may equal; the
     manifest keeps those the run met. ``provenance``: more manifest entries (what a
     matched set was matched to).
@@ -427,6 +427,10 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
                           time_spans=time_spans, balance=balance,
                           quotas=list(quotas) if quotas is not None else None)
     engine = Engine(template_set, lexicon_set, seed, selection)
+    pair_templates = {t.pair is not None for t in engine.templates}
+    if len(pair_templates) > 1:
+        raise UsageError("the selected templates mix minimal pairs ('good') and NLI "
+                         "problems: make them as two sets", "--template")
     cells = engine.cells()
     matched = engine.planned_pairs(cells)
     if matched is not None:
@@ -461,10 +465,6 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
     if excluded:
         source.excluded = frozenset(excluded)
     source.check()
-    pair_templates = {t.pair is not None for t in engine.templates}
-    if len(pair_templates) > 1:
-        raise UsageError("the selected templates mix minimal pairs ('good') and NLI "
-                         "problems: make them as two sets", "--template")
     family_name = family or fam.get("name") or engine.templates[0].family
     manifest = {
         "nligen_version": __version__,

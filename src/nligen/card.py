@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from .pairs import PAIR_RECORDS
+
 
 class Tally(Protocol):
     """What a card reads of a set's records (nligen.pipeline.Tally has it)."""
@@ -63,7 +65,7 @@ def front_matter(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
     total = sum(info["records"] for info in manifest.get("files", {}).values()) or manifest["n"]
     lines = ["---", f"pretty_name: {_yaml_scalar(fam.get('title') or f'{family} challenge set')}",
              f"license: {_yaml_scalar(fam.get('license_id') or 'other')}"]
-    pairs = manifest.get("records") == "minimal_pairs"
+    pairs = manifest.get("records") == PAIR_RECORDS
     languages = manifest.get("languages") or ([fam["language"]] if fam.get("language") else [])
     if languages:
         lines += ["language:"] + [f"- {_yaml_scalar(code)}" for code in languages]
@@ -234,7 +236,7 @@ def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
                  tally: Tally, total: int) -> str:
     """The card of a set of ``total`` problems, from its manifest and the tally of its
     records (pipeline.Tally: label counts per field, seen flags, the audit's sample)."""
-    if manifest.get("records") == "minimal_pairs":
+    if manifest.get("records") == PAIR_RECORDS:
         return pairs_card(family, fam, manifest, ext, tally)
     labels = _ordered(lab for c in manifest["totals"].values() for lab in c)
     lines = _heading(family, fam, manifest, ext, fam.get("title") or f"{family} challenge set")

@@ -24,6 +24,7 @@ from .commands import (
     with_recipe,
 )
 from .errors import NligenError, UsageError
+from .pairs import PAIR_RECORDS
 
 EXIT_USER_ERROR = 2
 EXIT_VERIFY_FAILED = 1
@@ -79,7 +80,7 @@ def _finish(ds, args) -> None:
         if args.shard is None:
             counts = ", ".join(f"{s}: {sum(v.values())}"
                                for s, v in ds.manifest["totals"].items())
-            what = "pairs" if ds.manifest_base.get("records") == "minimal_pairs" else "problems"
+            what = "pairs" if ds.manifest_base.get("records") == PAIR_RECORDS else "problems"
             print(f"wrote {len(ds)} {what} ({counts}) to {args.output}", file=sys.stderr)
         else:
             from .api import shard_range

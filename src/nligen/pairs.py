@@ -146,8 +146,8 @@ def _quote(value: str) -> str:
 
 def parse_pair(data: Mapping[str, Any], loc: Callable[[str], str], slot_names: set[str],
                language: Any) -> dict[str, Any]:
-    """The pair fields of a template mapping, checked: the good and bad texts' sources
-    and the :class:`PairSpec` arguments (without the compiled good text)."""
+    """The pair fields of a template mapping, checked: the sources of the ``good``,
+    ``bad`` and ``reason`` texts and the other :class:`PairSpec` arguments."""
     for key in ("premise", "premises", "hypothesis", "hypotheses", "label", "labels",
                 "time", "explain"):
         if key in data:

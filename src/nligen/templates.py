@@ -380,16 +380,13 @@ def _pair_template(data, loc, path, sha256, family, language, default_set, descr
     """A minimal-pair template (``good`` + ``contrast``, see nligen.pairs): the good
     sentence as its premise, the bad one as its one hypothesis."""
     fields = parse_pair(data, loc, set(slots), language)
-    where = "good" if fields["kind"] == "vary" else "bad"
-    good = compile_text(fields["good"], "good")
-    bad = compile_text(fields["bad"], where)
-    reason = compile_text(fields["reason"], "reason") if fields["reason"] else None
+    good = compile_text(fields.pop("good"), "good")
+    bad = compile_text(fields.pop("bad"), "good" if fields["kind"] == "vary" else "bad")
+    reason_source = fields.pop("reason")
+    reason = compile_text(reason_source, "reason") if reason_source else None
     hypothesis = Hypothesis(index=0, type=None, text=bad, rule=LabelRule(fixed=PAIR_LABEL),
                             set=default_set, explain=reason, record={})
-    pair = PairSpec(phenomenon=fields["phenomenon"], field=fields["field"],
-                    kind=fields["kind"], slot=fields["slot"], feature=fields["feature"],
-                    args=fields["args"], good=good, check=fields["check"],
-                    about=fields["about"], words=fields["words"], spaced=fields["spaced"])
+    pair = PairSpec(good=good, **fields)
     return Template(
         id=data["id"], family=family, path=path, language=language, set=default_set,
         description=description, variants=variants, slots=slots, distinct=distinct,

@@ -69,12 +69,11 @@ def describe(template_set=None) -> list[dict[str, Any]]:
     distinct fillings; a filling whose pair fails its checks is not written, so a
     paradigm may give fewer)."""
     from ..api import list_variants
-    from ..data import templates_dir
     from . import load_family
 
     template_set = template_set or load_family("pairs")
     capacity: dict[str, int | None] = {}
-    for row in list_variants(templates_dir("pairs")):
+    for row in list_variants(template_set):
         have = capacity.get(row["template"], 0)
         capacity[row["template"]] = (None if have is None or row["capacity"] is None
                                      else have + row["capacity"])

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConditionError, InputError, NligenError, RenderError
+from ..pairs import PAIR_RECORDS
 from .evaluate import json_object
 
 MANIFEST = "manifest.json"
@@ -334,7 +335,7 @@ def verify(folder: str | Path) -> VerifyReport:
     command = manifest["command"]
     stress = manifest.get("family") == "stress"
     report = VerifyReport(str(folder), command, labels_source="stress" if stress else (
-        "pairs" if manifest.get("records") == "minimal_pairs" else "records"))
+        "pairs" if manifest.get("records") == PAIR_RECORDS else "records"))
     data_files = list(manifest["files"])
     jsonl = [n for n in data_files if n.endswith(".jsonl")]
     try:

@@ -28,6 +28,7 @@ from ...slots import SlotValue
 from .. import Contrast
 from .conjugation import FORMS, ConjugationError, _tagger, analyse_lemma, analyses_back, conjugate
 from .lexicon import PARTICLES
+from .slots import CASE_FIELDS
 
 CASES_BY_PARTICLE = {p: c for c, p in PARTICLES.items()}
 
@@ -69,8 +70,6 @@ def phrase(value: Any, case: str) -> str:
 
 
 def _noun(value: Any, case: str) -> str:
-    from .slots import CASE_FIELDS
-
     fields = getattr(value, "_fields", None) or {}
     noun = fields.get(CASE_FIELDS[case])
     return str(noun) if isinstance(noun, str) and noun else str(value)
