@@ -224,17 +224,24 @@ def test_list_shows_templates():
 
 
 def test_label_reproduces_the_released_sample(reference):
-    """At least 99% of the released sample's gold labels; the disagreements are the ones
-    argued in README (Jamp templates 32/35/37 label an identical pair neutral)."""
+    """469 of the released sample's 474 gold labels; every disagreement is a divergence
+    from Jamp's released conditions that the template records and README lists (found
+    by checking conditions against semantics, issue 17): 32/35/37 label an identical
+    pair neutral; 83 rules out a start at the first moment of tp_2."""
     text = (reference / "jamp" / "train_sample.tsv").read_text(encoding="utf-8")
     rows = jamp.read_problem_table(text, "train_sample.tsv")
     results = list(jamp.JampLabeller().label_rows(rows))
     assert all(r["label"] is not None for r in results), [r for r in results if r["label"] is None][:3]
     wrong = [(row, res) for row, res in zip(rows, results) if res["label"] != row["gold_label"]]
-    assert (len(rows) - len(wrong)) / len(rows) >= 0.99
+    assert len(rows) - len(wrong) == 469
+    templates = {t.id: t for t in load_family("jamp").templates}
     for row, res in wrong:
-        assert row["template_num"] in ("32", "35", "37"), (row, res)
-        assert row["premise"] == row["hypothesis"] and res["label"] == "entailment"
+        assert templates[res["template"]].divergence is not None, (row, res)
+        if row["template_num"] in ("32", "35", "37"):
+            assert row["premise"] == row["hypothesis"] and res["label"] == "entailment"
+        else:
+            assert row["template_num"] == "83" and (row["gold_label"], res["label"]) == (
+                "contradiction", "neutral"), (row, res)
 
 
 def test_label_without_template_number_and_unmatched():

@@ -363,6 +363,55 @@ def test_ja_lexicon_evidence_is_what_caseframes_say():
             assert e["evidence_wo"] <= max(1, 0.05 * frames[partner]["count"])
 
 
+CLAUSE_LEXICONS = ("shika", "daremo", "ichidomo", "causative", "progressive")
+
+
+@pytest.mark.parametrize("name", CLAUSE_LEXICONS)
+def test_ja_clause_lexicon_evidence_is_what_caseframes_say(name):
+    """The curated clauses of the pair frames: one argument each, verbs of
+    caseframes.json with a frame of that case, evidence as that file counts it."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from pair_clause_evidence import evidence, load_frames
+    finally:
+        sys.path.pop(0)
+    frames = load_frames()
+    data = yaml.safe_load((REPO / f"lexicons/ja/curated/pairs_{name}.yaml").read_text("utf-8"))
+    keys = [(e["lemma"], e.get("wo"), e.get("ni")) for e in data["entries"]]
+    assert len(keys) == len(set(keys)), "a clause is listed twice"
+    for e in data["entries"]:
+        found = evidence(frames, e)  # raises on a verb without the case
+        assert {k: e.get(k) for k in found} == found, e
+        slot = frames[e["lemma"]]["slots"].get("ヲ" if e.get("wo") else "ニ", {})
+        assert (found["observed"] > 0) == any(w == (e.get("wo") or e.get("ni"))
+                                              for w, _, _ in slot.get("nouns", []))
+
+
+def test_ja_causative_and_progressive_clauses_read_back_as_their_verbs():
+    from nligen.lang.ja.conjugation import analyse_lemma, analyses_back
+
+    causative = yaml.safe_load(
+        (REPO / "lexicons/ja/curated/pairs_causative.yaml").read_text("utf-8"))
+    for e in causative["entries"]:
+        assert analyses_back(e["lemma"], "causative_past", {"ヲ": e["wo"]}), e
+    progressive = yaml.safe_load(
+        (REPO / "lexicons/ja/curated/pairs_progressive.yaml").read_text("utf-8"))
+    for e in progressive["entries"]:
+        assert analyse_lemma(e["lemma"]).ctype.startswith("五段-"), e  # euphonic te-forms
+        assert e["lemma"] not in ("行く", "逝く"), e  # 行って: no euphonic contrast
+
+
+def test_ja_phrase_without_a_case_takes_the_one_argument_and_refuses_two():
+    from nligen.errors import RenderError
+    from nligen.lang.ja.contrasts import phrase
+    from nligen.slots import SlotValue
+
+    assert phrase(SlotValue("V", "出る", {"lemma": "出る", "ni": "電話"})) == "電話に"
+    assert phrase(SlotValue("V", "洗う", {"lemma": "洗う", "wo": "皿"})) == "皿を"
+    with pytest.raises(RenderError, match="exactly one"):
+        phrase(SlotValue("V", "渡す", {"lemma": "渡す", "wo": "本", "ni": "友人"}))
+
+
 def test_readme_custom_paradigm_example_runs(tmp_path):
     """The README's custom paradigm, as a user copies it."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")

@@ -495,7 +495,11 @@ def generate(templates: str | Path | Sequence[str | Path] | TemplateSet, *,
             arguments=arguments, tsv_formats=tsv_formats, variant_option=variant_option,
             time_formats=time_formats, time_spans=time_spans, balance=balance, quotas=quotas,
             excluded=excluded, provenance=provenance))
-    return Dataset(family_name, source, split, manifest, dict(fam), dict(tsv_formats or {}),
+    info = dict(fam)
+    divergences = {t.id: t.divergence for t in engine.templates if t.divergence}
+    if divergences:  # listed in the dataset card
+        info["divergences"] = dict(sorted(divergences.items()))
+    return Dataset(family_name, source, split, manifest, info, dict(tsv_formats or {}),
                    seed, recipe, lexicon_set=lexicon_set)
 
 

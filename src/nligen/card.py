@@ -247,6 +247,7 @@ def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
         lines.append(f"- `{name}`: {info['records']} problems (sha256 `{info['sha256'][:16]}…`)")
     lines += ["", "Reading them:", ""] + _loading(manifest, ext) + [""]
     lines += _audit(_problems(tally), total)
+    lines += _divergences(fam)
     lines += ["## Reproducing", "",
               f"Seed {manifest['seed']}, nligen {manifest['nligen_version']}. The same command, "
               "seed and version give byte-identical files; `manifest.json` records the "
@@ -263,6 +264,20 @@ def dataset_card(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any
               "`rationale`.", ""]
     lines += _citation_and_license(fam, manifest)
     return "\n".join(lines)
+
+
+def _divergences(fam: Mapping[str, Any]) -> list[str]:
+    """Where the set's templates depart from the released conditions they transcribe
+    (each template's ``divergence``), found by checking conditions against semantics."""
+    found = fam.get("divergences") or {}
+    if not found:
+        return []
+    lines = ["## Divergences from the released conditions", "",
+             "Checked against what the sentences mean (`gen jamp check-semantics`), these "
+             "templates label some problems differently from the released condition:", ""]
+    for tid, d in found.items():
+        lines.append(f"- `{tid}` (released: `{d['jamp']}`): {d['why']}. Example: {d['example']}")
+    return lines + [""]
 
 
 def _heading(family: str, fam: Mapping[str, Any], manifest: Mapping[str, Any], ext: str,

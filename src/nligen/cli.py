@@ -145,10 +145,32 @@ def cmd_jamp_label(args) -> int:
 
     text, where = read_input(args.file)
     rows = jamp.read_problem_table(text, where)
-    labeller = jamp.JampLabeller()
+    labeller = jamp.JampLabeller(by=args.by)
     write_stdout(json.dumps(result, ensure_ascii=False) + "\n"
                  for result in labeller.label_rows(rows))
     return 0
+
+
+def cmd_jamp_check_semantics(args) -> int:
+    from .families import jamp
+
+    if args.samples < 1:
+        raise UsageError("--samples must be at least 1", "--samples")
+    reports = jamp.check_semantics(args.template, samples=args.samples, seed=args.seed)
+    for report in reports:
+        if args.json:
+            emit(json.dumps(report.as_json(), ensure_ascii=False))
+            continue
+        status = "ok" if not report.disagreements else f"{len(report.disagreements)} disagree"
+        emit(f"{report.template:<30} sampled {report.sampled:>5}  grid {report.grid:>4}  "
+             f"undecided {report.undecided:>3}  incoherent {report.incoherent:>3}  {status}")
+        for d in report.disagreements:
+            emit("  " + d.line())
+    if not args.json:
+        total = sum(len(r.disagreements) for r in reports)
+        emit(f"# {len(reports)} templates, {sum(r.sampled for r in reports)} sampled and "
+             f"{sum(r.grid for r in reports)} grid assignments, {total} disagreement(s)")
+    return 0 if all(not r.disagreements for r in reports) else EXIT_VERIFY_FAILED
 
 
 def cmd_wogli_derive(args) -> int:
@@ -351,7 +373,7 @@ def cmd_verify(args) -> int:
     from .tools.verify import verify_many
     from .writers import write_stdout
 
-    reports = verify_many(args.path)
+    reports = verify_many(args.path, semantics=args.semantics)
     for report in reports:
         if args.json:
             emit(json.dumps(report.as_json(), ensure_ascii=False))
@@ -420,6 +442,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         routed = ["wogli-derive", *argv[2:]]
     if len(argv) >= 2 and argv[0] == "jamp" and argv[1] == "label":
         routed = ["jamp-label", *argv[2:]]
+    if len(argv) >= 2 and argv[0] == "jamp" and argv[1] == "check-semantics":
+        routed = ["jamp-check-semantics", *argv[2:]]
     try:
         args = parser.parse_args(routed)
         if args.command is None:
@@ -433,6 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_jamp(args, argv)
         if args.command == "jamp-label":
             return cmd_jamp_label(args)
+        if args.command == "jamp-check-semantics":
+            return cmd_jamp_check_semantics(args)
         if args.command == "run":
             return cmd_run(args, argv)
         if args.command == "pairs":

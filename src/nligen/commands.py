@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="treat premises as belonging to this set (decides the object case)")
 
     j = sub.add_parser("jamp", help="Japanese temporal inference (Jamp); `gen jamp label` "
-                       "labels existing problems",
+                       "labels existing problems, `gen jamp check-semantics` checks each "
+                       "template's condition against its semantics",
                        description="Generate the Jamp family: Japanese temporal NLI problems "
                        "from the 79 Jamp templates (Sugimoto et al. 2023), label-balanced "
                        "over (template, label) pairs. Fragments: now, ordering, time_point, "
@@ -197,6 +198,26 @@ def build_parser() -> argparse.ArgumentParser:
                       "object per line: premise, hypothesis, label, template, jamp_template, "
                       "slots. A problem no template matches gets label null and an 'error'.")
     jl.add_argument("file", nargs="?", default=None, metavar="FILE")
+    jl.add_argument("--by", choices=("condition", "semantics"), default="condition",
+                    help="condition (default): the template's label condition; semantics: "
+                         "the model checker on the template's semantics block (what the "
+                         "sentences mean), a second route to the label")
+
+    cs = sub.add_parser("jamp-check-semantics", help=argparse.SUPPRESS)
+    cs.prog = "gen jamp check-semantics"
+    cs.description = ("Compare each Jamp template's label condition with its semantics "
+                      "block: draw time values as generation does (every format and span, "
+                      "the match formats too), enumerate a small grid exhaustively, label "
+                      "each assignment both ways and report every disagreement with its "
+                      "time values and a model that shows the semantic label. Exit 0 when "
+                      "there is none, 1 otherwise.")
+    cs.add_argument("--template", action="append", metavar="ID",
+                    help="only this template (repeatable; a template id or a Jamp number)")
+    cs.add_argument("--samples", type=int, default=1000, metavar="N",
+                    help="sampled assignments per template (default 1000)")
+    cs.add_argument("--seed", type=int, default=0, metavar="S")
+    cs.add_argument("--json", action="store_true",
+                    help="one JSON object per template instead of text")
 
     r = sub.add_parser("run", help="generate from your own templates",
                        description="Generate from a folder (or file) of your own YAML "
@@ -320,6 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "either fails (the failing records and files are named), 2 on "
                         "unreadable input.")
     vf.add_argument("path", metavar="DIR")
+    vf.add_argument("--semantics", action="store_true",
+                    help="also label every record by its template's semantics block (the "
+                         "model checker) and report any record whose label differs")
     vf.add_argument("--json", action="store_true",
                     help="one JSON object per folder (ok, records, labels, reproduced, "
                          "files) instead of text")

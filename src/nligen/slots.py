@@ -150,13 +150,19 @@ def _entry_text(entry: Mapping[str, Any], field: str | None, where: str) -> str:
 
 
 class LexiconKind:
-    params = ("lexicon", "where", "text", "identity")
+    # deal: FIELD groups the entries by that field and deals the groups evenly (each
+    # noun once before any comes back, across templates that share the slot), as a
+    # Japanese predicate's verbs are dealt
+    params = ("lexicon", "where", "text", "identity", "deal")
 
     def options(self, spec, ctx):
         lex = ctx.lexicons.get(spec["lexicon"])
         entries = lex.select(spec.get("where"))
         text_field = spec.get("text")
         identity_field = spec.get("identity")
+        deal = spec.get("deal")
+        if deal is not None and not isinstance(deal, str):
+            raise TemplateError("'deal' must name a field of the entries", ctx.where)
         out = []
         seen: dict[str, int] = {}
         for entry in entries:
@@ -166,8 +172,14 @@ class LexiconKind:
             base = f"{lex.name}:{identity}"
             n = seen.get(base, 0)
             seen[base] = n + 1
+            group = None
+            if deal is not None:
+                if entry.get(deal) is None:
+                    raise TemplateError(f"deal: an entry of {lex.name} has no field {deal!r}",
+                                        ctx.where)
+                group = str(entry[deal])
             out.append(SlotValue(ctx.slot, text, entry, identity=identity, lemmas=(lemma,),
-                                 key=base if n == 0 else f"{base}#{n}"))
+                                 key=base if n == 0 else f"{base}#{n}", group=group))
         return out
 
 

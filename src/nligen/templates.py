@@ -48,6 +48,7 @@ from .datafiles import load_yaml
 from .errors import ConditionError, NligenError, TemplateError
 from .lang import Language, get_language
 from .pairs import PAIR_KEYS, PAIR_LABEL, PairSpec, parse_pair
+from .semantics import Semantics, parse_semantics
 from .render import CompiledText, Renderer
 from .slots import BUILTIN_KINDS, validate_builtin
 from .timeslots import TIME_DEFAULT_KEYS, TimeSpec, parse_time_block
@@ -64,8 +65,11 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {
     "id", "family", "language", "set", "description", "variants", "slots", "distinct",
     "checks", "premise", "premises", "premise_separator", "hypothesis", "label",
-    "hypotheses", "record", "explain", "time", "labels", *PAIR_KEYS,
+    "hypotheses", "record", "explain", "time", "labels", "semantics", "divergence",
+    *PAIR_KEYS,
 }
+# a template's departure from the released condition it was transcribed from
+DIVERGENCE_KEYS = {"jamp", "why", "example"}
 HYP_KEYS = {"type", "text", "label", "set", "explain", "record"}
 VARIANT_KEYS = {"axes", "name", "field", "keep", "only"}
 
@@ -124,6 +128,11 @@ class Template:
     labels: list[str] | None = None
     # A minimal-pair template's contrast (nligen.pairs); None for an NLI template.
     pair: PairSpec | None = None
+    # What the sentences mean on a timeline (nligen.semantics); None: not stated.
+    semantics: Semantics | None = None
+    # Where the label condition departs from the source it was transcribed from:
+    # {source's condition key: text, why, example} (listed in README and dataset cards)
+    divergence: dict[str, str] | None = None
 
     @property
     def where(self) -> str:
@@ -366,12 +375,32 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
             raise TemplateError(f"'labels' must list labels the hypotheses can give "
                                 f"({', '.join(sorted(possible))})", loc("labels"))
 
+    semantics = None
+    if data.get("semantics") is not None:
+        if len(hypotheses) != 1:
+            raise TemplateError("a semantics block needs exactly one hypothesis",
+                                loc("semantics"))
+        time_names = (list(time_spec.names) + list(time_spec.derived)) if time_spec else []
+        semantics = parse_semantics(data["semantics"], loc("semantics"), time_names)
+        if len(semantics.premises) != len(premises):
+            raise TemplateError(f"'premises' must give one sentence per premise "
+                                f"({len(premises)}), not {len(semantics.premises)}",
+                                loc("semantics.premises"))
+
+    divergence = data.get("divergence")
+    if divergence is not None and (
+            not isinstance(divergence, Mapping) or set(divergence) != DIVERGENCE_KEYS
+            or not all(isinstance(v, str) and v.strip() for v in divergence.values())):
+        raise TemplateError(f"'divergence' must give {', '.join(sorted(DIVERGENCE_KEYS))} "
+                            "as text", loc("divergence"))
+
     return Template(
         id=tid, family=family, path=path, language=language, set=default_set,
         description=description, variants=variants, slots=slots, distinct=distinct,
         checks=list(checks), premises=premises, premise_separator=separator,
         hypotheses=hypotheses, record=record, sha256=sha256, renderer=renderer,
-        time=time_spec, labels=gen_labels,
+        time=time_spec, labels=gen_labels, semantics=semantics,
+        divergence=dict(divergence) if divergence else None,
     )
 
 

@@ -303,7 +303,7 @@ def read_problem_table(text: str, where: str) -> list[dict[str, str]]:
 class JampLabeller:
     """Labels Jamp-style problems with the family's templates (see nligen.tools.label)."""
 
-    def __init__(self, template_set=None):
+    def __init__(self, template_set=None, by: str = "condition"):
         from ..lang.ja.timetext import UNIT_WORD, parse_interval, parse_point
         from ..tools.label import Labeller
         from . import load_family
@@ -312,7 +312,7 @@ class JampLabeller:
         self.labeller = Labeller(self.template_set.templates,
                                  (parse_point, parse_interval,
                                   {w: u for u, w in UNIT_WORD.items()}),
-                                 provenance=lambda t: static_field(t, "jamp_template"))
+                                 provenance=lambda t: static_field(t, "jamp_template"), by=by)
         self.known_numbers = {str(static_field(t, "jamp_template"))
                               for t in self.template_set.templates}
 
@@ -331,3 +331,22 @@ class JampLabeller:
                 continue
             yield self.labeller.label(row.get("premise", ""), row.get("hypothesis", ""),
                                       self._filter(number))
+
+
+def check_semantics(templates: Sequence[str] | None = None, samples: int = 1000, seed: int = 0):
+    """Condition against semantics for the chosen templates (ids or Jamp numbers; None:
+    all), by nligen.tools.semantic_check."""
+    from ..tools.semantic_check import check_templates
+    from . import load_family
+
+    chosen = load_family("jamp").templates
+    if templates:
+        wanted = set(templates)
+        known = {t.id for t in chosen} | {str(static_field(t, "jamp_template")) for t in chosen}
+        unknown = sorted(wanted - known)
+        if unknown:
+            raise UsageError(f"unknown template(s) {', '.join(unknown)} (gen list jamp shows "
+                             "them)", "--template")
+        chosen = [t for t in chosen if t.id in wanted
+                  or str(static_field(t, "jamp_template")) in wanted]
+    return check_templates(chosen, samples=samples, seed=seed)

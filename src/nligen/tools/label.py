@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..errors import ConditionError
+from ..semantics import check as semantic_check
 from ..slots import SlotValue
 from ..templates import Template
 from ..timeslots import FORMATS, interval_value, point_value, unit_duration
@@ -111,7 +112,14 @@ def build_matchers(templates: Iterable[Template]) -> list[_Matcher]:
 
 class Labeller:
     def __init__(self, templates: Iterable[Template], readers: TimeReaders,
-                 provenance: Callable[[Template], Any] = lambda t: None):
+                 provenance: Callable[[Template], Any] = lambda t: None,
+                 by: str = "condition"):
+        """``by``: "condition" (the template's label rule) or "semantics" (the model
+        checker on its semantics block, nligen.semantics)."""
+        templates = list(templates)
+        if by not in ("condition", "semantics"):
+            raise ValueError(f"by must be condition or semantics, not {by!r}")
+        self.by = by
         self.matchers = build_matchers(templates)
         self.parse_point, self.parse_interval, self.unit_words = readers
         self.provenance = provenance
@@ -191,7 +199,12 @@ class Labeller:
                     continue
                 end = ntime.add_duration(start, ntime.UNITS[FORMATS[fmt][-1]])
                 env[name] = point_value(name, start, end, fmt, "")
-        label = t.hypotheses[0].rule.decide(env)
+        if self.by == "semantics":
+            if t.semantics is None:
+                raise ConditionError("the template has no semantics block")
+            label = semantic_check(t.semantics, env).label
+        else:
+            label = t.hypotheses[0].rule.decide(env)
         if label is None:
             raise ConditionError("no label condition holds")
         return label, slots

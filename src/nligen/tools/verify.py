@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConditionError, InputError, NligenError, RenderError
+from ..errors import ConditionError, InputError, NligenError, RenderError, UsageError
 from ..pairs import PAIR_RECORDS
 from .evaluate import json_object
 
@@ -147,10 +147,13 @@ class VerifyReport:
 class RecordChecker:
     """Rebuilds records from their slots against a template set and its lexicons."""
 
-    def __init__(self, template_set, lexicons, matched: bool = False):
+    def __init__(self, template_set, lexicons, matched: bool = False,
+                 semantics: bool = False):
         from ..engine import Engine, Selection
 
         self.engine = Engine(template_set, lexicons, 0, Selection())
+        # also label each record by its template's semantics block (nligen.semantics)
+        self.semantics = semantics
         # a matched set's problems have the formats its cells asked for (TimeSpec.check)
         self.matched = matched
         self.templates = {t.id: t for t in self.engine.templates}
@@ -251,12 +254,32 @@ class RecordChecker:
         label, rule = labels.pop()
         if record["label"] != label:
             return f"label {record['label']!r}, but template {tid} gives {label!r} ({rule})"
+        if self.semantics:
+            why = self._check_semantics(template, context, record["label"])
+            if why:
+                return why
         if "same_lemmas" in template.checks:  # generation proves it per variant: check it here
             analyse = self.engine.analyser(template)
             want, got = sorted(analyse(premise)), sorted(analyse(record["hypothesis"]))
             if want != got:
                 return f"premise lemmas {want} differ from the hypothesis lemmas {got}"
         return None
+
+    @staticmethod
+    def _check_semantics(template, context: Mapping[str, Any], label: str) -> str | None:
+        from ..semantics import check as semantic_check
+
+        if template.semantics is None:
+            return f"template {template.id} has no semantics block"
+        try:
+            verdict = semantic_check(template.semantics, context)
+        except ConditionError as exc:
+            return f"its semantics cannot label it: {exc}"
+        if verdict.label == label:
+            return None
+        witness = verdict.witness(label)
+        shown = f" (a model: {witness.describe()})" if witness is not None else ""
+        return f"label {label!r}, but its semantics gives {verdict.label!r}{shown}"
 
     @staticmethod
     def _check_pair(template, context: Mapping[str, Any], record: Mapping[str, Any]) -> str | None:
@@ -326,7 +349,7 @@ def _records(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
 
 
-def verify(folder: str | Path) -> VerifyReport:
+def verify(folder: str | Path, semantics: bool = False) -> VerifyReport:
     """Check a folder written with ``-o DIR/``: labels re-derived, files reproduced."""
     from ..commands import dataset_from_command, templates_of_command
 
@@ -346,12 +369,16 @@ def verify(folder: str | Path) -> VerifyReport:
             checker = StressChecker(transformations_of_command(command))
         else:
             template_set, lexicons = templates_of_command(command)
-            checker = RecordChecker(template_set, lexicons, matched="match_cells" in manifest)
+            checker = RecordChecker(template_set, lexicons, matched="match_cells" in manifest,
+                                    semantics=semantics)
     except NligenError as exc:
         hint = (" (relative paths in the command are read from the current folder)"
                 if command.split()[1:2] == ["run"] else "")
         raise InputError(f"cannot load the templates of {command!r}: {exc}{hint}",
                          str(folder / MANIFEST)) from None
+    if semantics and (stress or not any(t.semantics for t in checker.templates.values())):
+        raise UsageError("--semantics: the templates of this set have no semantics blocks "
+                         "(the Jamp templates do)", str(folder / MANIFEST))
     for name in jsonl:
         path = folder / name
         if not path.is_file():
@@ -439,11 +466,11 @@ def _manifest_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[st
     return out
 
 
-def verify_many(path: str | Path) -> list[VerifyReport]:
+def verify_many(path: str | Path, semantics: bool = False) -> list[VerifyReport]:
     """A folder with manifest.json, or a folder whose subfolders have one (``--set all``)."""
     path = Path(path)
     if path.is_dir() and not (path / MANIFEST).exists():
         subs = sorted(p for p in path.iterdir() if (p / MANIFEST).is_file())
         if subs:
-            return [verify(p) for p in subs]
-    return [verify(path)]
+            return [verify(p, semantics) for p in subs]
+    return [verify(path, semantics)]

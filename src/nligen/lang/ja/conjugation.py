@@ -82,6 +82,15 @@ def analyse_lemma(lemma: str) -> VerbInfo:
     surface = last.surface
     if not lemma.endswith(surface):
         raise ConjugationError(f"cannot split {lemma!r} into stem and verb")
+    if feature.lemma != surface:
+        # Alone, 割る reads as an okurigana-less 割れる (下一段: *割た); with an object it
+        # is 割る itself (五段). Prefer the reading whose lemma is the word as written.
+        in_clause = [w for w in _tagger()("彼はそれを" + lemma + "。") if w.surface != "。"]
+        if in_clause:
+            f = in_clause[-1].feature
+            if (in_clause[-1].surface == surface and f.lemma == surface and f.pos1 == "動詞"
+                    and f.cForm == "終止形-一般" and f.cType != feature.cType):
+                feature = f
     return VerbInfo(lemma, lemma[: len(lemma) - len(surface)], surface, feature.cType,
                     feature.lemma)
 

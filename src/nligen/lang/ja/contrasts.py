@@ -59,14 +59,26 @@ def verb_form(value: Any, form: str) -> str:
     return conjugate(str(value), form)
 
 
-def phrase(value: Any, case: str) -> str:
+def phrase(value: Any, case: str | None = None) -> str:
     """The noun phrase of ``case``: a slot's own text (a name) or its field of that case
-    (a predicate's ``ni``), with the case's particle."""
+    (a predicate's ``ni``), with the case's particle. Without ``case``: the one case
+    field the value has (a curated clause with either ``wo`` or ``ni``)."""
+    if case is None:
+        case = _only_case(value)
     if case not in PARTICLES:
         raise RenderError(f"unknown case {case!r} (known: {', '.join(PARTICLES)})")
     noun = _noun(value, case)
     particle = value.particle if type(value) is WrongValue and value.particle else case
     return noun + PARTICLES[particle]
+
+
+def _only_case(value: Any) -> str:
+    fields = getattr(value, "_fields", None) or {}
+    cases = [case for case, key in CASE_FIELDS.items() if fields.get(key)]
+    if len(cases) != 1:
+        raise RenderError(f"{value}: phrase without a case needs exactly one of the fields "
+                          f"{', '.join(CASE_FIELDS.values())}, not {len(cases)}")
+    return cases[0]
 
 
 def _noun(value: Any, case: str) -> str:
@@ -156,13 +168,17 @@ def _real_verb_form(text: str) -> str | None:
     """The verb UniDic reads ``text`` as a real te/ta form of (None: none): a euphonic
     連用形, or the plain 連用形 of a non-五段 verb, before た/だ/て/で."""
     words = list(_tagger()("彼は" + text + "。"))
-    for w, after in zip(words, words[1:]):
-        f = w.feature
-        if f.pos1 != "動詞" or after.surface not in ("た", "だ", "て", "で"):
-            continue
-        if f.cForm in _EUPHONIC or (f.cForm == "連用形-一般"
-                                    and not str(f.cType).startswith("五段")):
-            return f.lemma
+    # only a verb that starts where the form starts: 作いて is 作 + い (居る) + て, which
+    # is no form of any verb written 作…
+    if len(words) < 4 or words[0].surface + words[1].surface != "彼は":
+        return None
+    w, after = words[2], words[3]
+    f = w.feature
+    if f.pos1 != "動詞" or after.surface not in ("た", "だ", "て", "で"):
+        return None
+    if f.cForm in _EUPHONIC or (f.cForm == "連用形-一般"
+                                and not str(f.cType).startswith("五段")):
+        return f.lemma
     return None
 
 
