@@ -106,12 +106,14 @@ class PredicateKind:
 
     ``nouns`` are selection restrictions: a case's noun must have one of the listed features
     of ``ja/curated/noun_features`` (``nouns: {ニ: [place, container]}`` for "毎年〈ニ〉に…",
-    ``nouns: {ヲ: ordered}`` for "最初の〈ヲ〉"). Nouns marked ``vague`` or ``unfit`` fill only a
+    ``nouns: {ヲ: ordered}`` for "最初の〈ヲ〉"); ``exclude_nouns: {ニ: single}`` rules out nouns
+    with a feature. Nouns marked ``vague`` or ``unfit`` fill only a
     case that asks for that feature.
     """
 
     params = ("cases", "jamp", "aspect", "volitional", "transitivity", "modifier", "lemmas",
-              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns", "modifiers",
+              "exclude_lemmas", "deadline", "repeatable", "honorific", "nouns", "exclude_nouns",
+              "modifiers",
               "clause", "exclude_clause")
 
     @staticmethod
@@ -157,6 +159,18 @@ class PredicateKind:
                     raise TemplateError(f"nouns.{case}: not one of the clause's cases "
                                         f"({', '.join(cases) or 'none'})", where)
                 _as_list(wanted, NOUN_FEATURES, f"nouns.{case}", where)
+        if "exclude_nouns" in spec:
+            from .lexicon import NOUN_FEATURES
+
+            avoid = spec["exclude_nouns"]
+            if not isinstance(avoid, dict) or not avoid:
+                raise TemplateError("'exclude_nouns' must map cases to noun features the "
+                                    "noun must not have ({ニ: single})", where)
+            for case, unwanted in avoid.items():
+                if case not in cases:
+                    raise TemplateError(f"exclude_nouns.{case}: not one of the clause's cases "
+                                        f"({', '.join(cases) or 'none'})", where)
+                _as_list(unwanted, NOUN_FEATURES, f"exclude_nouns.{case}", where)
 
     def options(self, spec, ctx):
         # Templates of a family share specs (24 ordering templates ask for the same clauses):
@@ -196,6 +210,8 @@ class PredicateKind:
             if not any(f & wanted for f in lex.noun_features.values()):
                 raise TemplateError(f"nouns.{case}: no noun of ja/curated/noun_features has "
                                     f"the feature {' or '.join(sorted(wanted))}", ctx.where)
+        avoid = {case: frozenset(w if isinstance(w, list) else [w])
+                 for case, w in (spec.get("exclude_nouns") or {}).items()}
         flags = _flag_set(spec.get("clause"))
         unwanted = _flag_set(spec.get("exclude_clause"))
         out: list[SlotValue] = []
@@ -226,6 +242,9 @@ class PredicateKind:
                 clauses = clause_memo[clauses_key] = _verb_clauses(
                     verb, frames, lex, honorific, restrictions)
             for args, key_args, reading, nouns in clauses:
+                if avoid and any(lex.noun_features.get(args.get(case), frozenset()) & unwanted
+                                 for case, unwanted in avoid.items()):
+                    continue  # a noun the slot rules out (exclude_nouns)
                 if flags and (reading is None or not flags <= reading.flags | {READ}):
                     continue  # not read as natural in this frame
                 if reading is not None and unwanted & reading.flags:
