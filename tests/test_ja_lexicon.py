@@ -81,6 +81,16 @@ def test_noun_restrictions_hold_on_every_option(lexicons, case, feature):
     assert len(unrestricted) > len(opts)
 
 
+def test_exclude_nouns_leaves_out_nouns_with_the_feature(lexicons):
+    features = JaLexicon.load(lexicons).noun_features
+    spec = {"cases": ["ニ", "ヲ"], "clause": ["habit"], "nouns": {"ニ": ["place", "container"]}}
+    kept = options(lexicons, **spec, exclude_nouns={"ニ": "single"})
+    every = options(lexicons, **spec)
+    assert kept and len(kept) < len(every)
+    assert not any("single" in features.get(o._fields["ni"], ()) for o in kept)
+    assert any("single" in features.get(o._fields["ni"], ()) for o in every)  # 玄関, 台所
+
+
 def test_a_restriction_may_ask_for_vague_nouns(lexicons):
     features = JaLexicon.load(lexicons).noun_features
     vague = options(lexicons, cases=["ヲ"], nouns={"ヲ": "vague"})
@@ -92,6 +102,9 @@ def test_a_restriction_may_ask_for_vague_nouns(lexicons):
     ({"cases": ["ヲ"], "nouns": {"ヲ": "places"}}, "nouns.ヲ must be one of"),
     ({"cases": ["ヲ"], "nouns": ["place"]}, "'nouns' must map cases"),
     ({"cases": ["ヲ"], "nouns": {"ヲ": []}}, "nouns.ヲ must be one of"),
+    ({"cases": ["ヲ"], "exclude_nouns": {"ニ": "single"}},
+     "exclude_nouns.ニ: not one of the clause's cases"),
+    ({"cases": ["ヲ"], "exclude_nouns": "single"}, "'exclude_nouns' must map cases"),
 ])
 def test_bad_restrictions_are_template_errors(spec, message):
     with pytest.raises(TemplateError) as exc:

@@ -147,30 +147,21 @@ class PredicateKind:
         if "modifier" in spec and any(spec["modifier"] not in a for a in alternatives):
             raise TemplateError("'modifier' must be one of the clause's cases (in every "
                                 "alternative)", where)
-        if "nouns" in spec:
+        for key, example in (("nouns", "{ヲ: ordered, ニ: [place, container]}"),
+                             ("exclude_nouns", "{ニ: single}")):
+            if key not in spec:
+                continue
             from .lexicon import NOUN_FEATURES
 
-            nouns = spec["nouns"]
-            if not isinstance(nouns, dict) or not nouns:
-                raise TemplateError("'nouns' must map cases to noun features "
-                                    "({ヲ: ordered, ニ: [place, container]})", where)
-            for case, wanted in nouns.items():
+            table = spec[key]
+            if not isinstance(table, dict) or not table:
+                raise TemplateError(f"'{key}' must map cases to noun features ({example})",
+                                    where)
+            for case, features in table.items():
                 if case not in cases:
-                    raise TemplateError(f"nouns.{case}: not one of the clause's cases "
+                    raise TemplateError(f"{key}.{case}: not one of the clause's cases "
                                         f"({', '.join(cases) or 'none'})", where)
-                _as_list(wanted, NOUN_FEATURES, f"nouns.{case}", where)
-        if "exclude_nouns" in spec:
-            from .lexicon import NOUN_FEATURES
-
-            avoid = spec["exclude_nouns"]
-            if not isinstance(avoid, dict) or not avoid:
-                raise TemplateError("'exclude_nouns' must map cases to noun features the "
-                                    "noun must not have ({ニ: single})", where)
-            for case, unwanted in avoid.items():
-                if case not in cases:
-                    raise TemplateError(f"exclude_nouns.{case}: not one of the clause's cases "
-                                        f"({', '.join(cases) or 'none'})", where)
-                _as_list(unwanted, NOUN_FEATURES, f"exclude_nouns.{case}", where)
+                _as_list(features, NOUN_FEATURES, f"{key}.{case}", where)
 
     def options(self, spec, ctx):
         # Templates of a family share specs (24 ordering templates ask for the same clauses):
