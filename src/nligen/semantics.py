@@ -152,7 +152,9 @@ class Sentence:
     bound: str | None = None  # the event 'every' / 'no' ranges over
     source: str = ""
 
-    def events(self, declared: Mapping[str, "EventSpec"]) -> list[str]:
+    @property
+    def events(self) -> list[str]:
+        """The events the sentence's atoms name, in order."""
         out: list[str] = []
         for atom in self.atoms:
             for arg, kind in zip(atom.args, atom.kinds):
@@ -177,18 +179,6 @@ class Semantics:
     # slot -> its text -> the atom it means (a values slot such as 以内に / で / 以上かけて);
     # a sentence writes the atom as s_<slot>(args)
     means: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    @property
-    def time_names(self) -> set[str]:
-        names = set()
-        for s in [*self.premises, self.hypothesis, *self.background]:
-            for atom in s.atoms:
-                names.update(a for a, k in zip(atom.args, atom.kinds) if k in "SD")
-        return names
-
-    def decide(self, env: Mapping[str, Any]) -> str:
-        """The label by meaning of one problem, whose time values are in ``env``."""
-        return check(self, env).label
 
 
 def parse_semantics(raw: Any, where: str, time_names: Iterable[str] = ()) -> Semantics:
@@ -343,6 +333,7 @@ class Occasion:
     start: _dt.datetime
     end: _dt.datetime
     late: bool = False
+    habit: bool = False  # one of a habit's cells: in a unit, to a recipient
     unit: int = 0
     recipient: int = 0
 
@@ -361,7 +352,7 @@ class Model:
             for o in occ:
                 t = _iso(o.start) if o.start == o.end else f"{_iso(o.start)}..{_iso(o.end)}"
                 extra = (" late" if o.late else "") + (
-                    f" unit{o.unit}→r{o.recipient}" if o.start == EPOCH and o.end == EPOCH else "")
+                    f" unit{o.unit}→r{o.recipient}" if o.habit else "")
                 shown.append(t + extra)
             parts.append(f"{name}: {'; '.join(shown) if shown else 'none'}")
         return ", ".join(parts)
@@ -446,7 +437,7 @@ def _candidates(sem: Semantics, scope: _Scope) -> list[_dt.datetime]:
 
 def _occasion_count(sem: Semantics, name: str) -> int:
     """How many occasions a 'many' event needs: one per sentence that mentions it."""
-    return max(1, sum(1 for s in _sentences(sem) if name in s.events(sem.events)))
+    return max(1, sum(1 for s in _sentences(sem) if name in s.events))
 
 
 def _event_occasions(sem: Semantics, name: str, spec: EventSpec,
@@ -455,7 +446,8 @@ def _event_occasions(sem: Semantics, name: str, spec: EventSpec,
     late_flags = (False, True) if _uses(sem, {"late", "on_time"}) else (False,)
     if spec.kind == "habit":
         # two units, each with or without an occasion, to recipient 0 or 1
-        cells = [Occasion(EPOCH, EPOCH, unit=u, recipient=r) for u in (0, 1) for r in (0, 1)]
+        cells = [Occasion(EPOCH, EPOCH, habit=True, unit=u, recipient=r)
+                 for u in (0, 1) for r in (0, 1)]
         return [tuple(c for c, keep in zip(cells, mask) if keep)
                 for mask in itertools.product((False, True), repeat=len(cells))]
     singles: list[Occasion] = []
@@ -484,7 +476,7 @@ def _unary(sem: Semantics) -> dict[str, list[tuple[list[Atom], bool]]]:
         if s.quantifier:
             continue
         for name in sem.events:
-            if name not in s.events(sem.events):
+            if name not in s.events:
                 continue
             # (a sentence that names the event only beside another keeps every occasion)
             own = [a for a in s.atoms if a.kinds and a.kinds[0] == "e" and a.args[0] == name
@@ -499,12 +491,10 @@ def _fits(atoms: Sequence[Atom], name: str, o: Occasion, now, scope: _Scope,
     return all(_holds(a, {name: o}, model, scope, sem) for a in atoms)
 
 
-def models(sem: Semantics, env: Mapping[str, Any], scope: _Scope | None = None
-           ) -> Iterator[Model]:
+def models(sem: Semantics, scope: _Scope) -> Iterator[Model]:
     """The models worth trying: occasions that no sentence could use are left out (an
     occasion of a once-event must meet every premise about that event alone; one of a
     many-event, some sentence's atoms), so premises cut the space before it is built."""
-    scope = scope or _Scope(sem, env)
     cands = _candidates(sem, scope)
     names = list(sem.events)
     unary = _unary(sem)
@@ -603,12 +593,12 @@ def _habit_holds(atom: Atom, occasions: Sequence[Occasion]) -> bool:
 def _true(sentence: Sentence, model: Model, scope: _Scope, sem: Semantics) -> bool:
     """Whether ``sentence`` holds in ``model``: some choice of occasions of its events
     makes every atom true ('every' / 'no': all / none of the bound event's occasions)."""
-    habit_atoms = [a for a in sentence.atoms if sem.events.get(a.args[0], EventSpec("act")).kind
-                   == "habit" and a.kinds[0] == "e"]
+    habit_atoms = [a for a in sentence.atoms
+                   if a.kinds[0] == "e" and sem.events[a.args[0]].kind == "habit"]
     if habit_atoms:
         ok = all(_habit_holds(a, model.occasions[a.args[0]]) for a in habit_atoms)
         return (not ok) if sentence.quantifier == "not" else ok
-    names = sentence.events(sem.events)
+    names = sentence.events
 
     def some(bound_fixed: Mapping[str, Occasion]) -> bool:
         free = [n for n in names if n not in bound_fixed]
@@ -655,7 +645,7 @@ def check(sem: Semantics, env: Mapping[str, Any]) -> Verdict:
     scope = _Scope(sem, env)
     holds = fails = None
     any_premise_model = False
-    for model in models(sem, env, scope):
+    for model in models(sem, scope):
         if not all(_true(s, model, scope, sem) for s in [*sem.background, *sem.premises]):
             continue
         any_premise_model = True

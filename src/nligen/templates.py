@@ -380,8 +380,8 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
         if len(hypotheses) != 1:
             raise TemplateError("a semantics block needs exactly one hypothesis",
                                 loc("semantics"))
-        time_names = (list(time_spec.names) + list(time_spec.derived)) if time_spec else []
-        semantics = parse_semantics(data["semantics"], loc("semantics"), time_names)
+        semantics = parse_semantics(data["semantics"], loc("semantics"),
+                                    time_spec.names if time_spec else [])
         if len(semantics.premises) != len(premises):
             raise TemplateError(f"'premises' must give one sentence per premise "
                                 f"({len(premises)}), not {len(semantics.premises)}",

@@ -170,8 +170,9 @@ def _keep(key: tuple, value: SlotValue) -> SlotValue:
     return value
 
 
-def _point(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
-           render: "TimeText") -> "TimePointValue":
+def rendered_point(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
+                   render: "TimeText") -> "TimePointValue":
+    """The point [start, end) of format ``fmt``, written by ``render`` (kept for reuse)."""
     key = ("point", slot, fmt, start, render)
     value = _DRAWN.get(key)
     if value is None:
@@ -180,7 +181,8 @@ def _point(slot: str, start: _dt.datetime, end: _dt.datetime, fmt: str,
     return value  # type: ignore[return-value]
 
 
-def _interval(slot: str, number: int, unit: str, render: "TimeText") -> "IntervalValue":
+def rendered_interval(slot: str, number: int, unit: str, render: "TimeText") -> "IntervalValue":
+    """``number`` ``unit`` s as an interval, written by ``render`` (kept for reuse)."""
     key = ("interval", slot, number, unit, render)
     value = _DRAWN.get(key)
     if value is None:
@@ -347,15 +349,14 @@ class TimeSpec:
                 proj = project(moment, fmt)
                 if proj is None:
                     return None
-                values[name] = _point(name, proj[0], proj[1], fmt, render)
+                values[name] = rendered_point(name, proj[0], proj[1], fmt, render)
             if span == "short" and not self._within_short_window(values.values(), fmt):
                 return None  # hours apart, but the years they name lie 4 years apart
-            for name, (base, count, unit) in self.derived.items():
-                start = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
-                proj = project(start, fmt)
-                if proj is None or proj[0] != start:
+            for name in self.derived:
+                derived = self.derive(name, values, fmt, render)
+                if derived is None:
                     return None  # the shift crosses a unit the format does not show
-                values[name] = _point(name, proj[0], proj[1], fmt, render)
+                values[name] = derived
             if hours is not None and not self._hours_ok(values.values()):
                 return None  # a nearby, short-span or derived point left the shown hours
             point_units = self._point_units(fmt, units)
@@ -372,7 +373,7 @@ class TimeSpec:
                 return None  # a short span's 1-3 below this unit's interval_min
             for name in self.intervals:
                 number = rng.randint(lo, hi)
-                values[name] = _interval(name, number, unit, render)
+                values[name] = rendered_interval(name, number, unit, render)
             for name in self.units:
                 values[name] = SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
                                          identity=unit, key=unit)
@@ -385,6 +386,17 @@ class TimeSpec:
             except ConditionError as exc:
                 raise ConditionError(exc.what, f"{self.where}.require") from None
         return TimeDraw(values, fmt, span)
+
+    def derive(self, name: str, values: Mapping[str, SlotValue], fmt: str,
+               render: TimeText) -> SlotValue | None:
+        """The derived point ``name`` (``yesterday: tp_1 - 1 day``) from its base in
+        ``values``; None when the shift crosses a unit the format does not show."""
+        base, count, unit = self.derived[name]
+        start = ntime.add_duration(values[base]._fields["start"], unit_duration(unit, count))
+        proj = project(start, fmt)
+        if proj is None or proj[0] != start:
+            return None
+        return rendered_point(name, proj[0], proj[1], fmt, render)
 
     # -- reading back ----------------------------------------------------------------
     def restore(self, name: str, recorded: Mapping[str, Any], render: TimeText) -> SlotValue:

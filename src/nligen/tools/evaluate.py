@@ -29,7 +29,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,16 @@ def _read_lines(path: str | os.PathLike) -> list[str]:
     numbers are the ones an editor shows even when a JSON string holds U+2028."""
     _, text = read_utf8(os.fspath(path), InputError)
     return [line.rstrip("\r") for line in text.split("\n")]
+
+
+def jsonl_objects(path: str | os.PathLike) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(line number, "FILE:LINE", object) for each non-blank line of a JSONL file; a
+    line that is not a JSON object is an InputError naming it."""
+    name = os.fspath(path)
+    for number, line in enumerate(_read_lines(path), 1):
+        if line.strip():
+            where = f"{name}:{number}"
+            yield number, where, json_object(line, where)
 
 
 def _show(value: Any) -> str:
@@ -138,11 +148,7 @@ def read_gold(path: str | os.PathLike) -> list[GoldItem]:
     name = os.fspath(path)
     items: list[GoldItem] = []
     seen_ids: dict[str, int] = {}
-    for number, line in enumerate(_read_lines(path), 1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        record = json_object(line, where)
+    for number, where, record in jsonl_objects(path):
         if "label" not in record:
             raise InputError("record has no 'label'", where)
         label = _label(record["label"], where, "gold label")

@@ -116,7 +116,6 @@ class Labeller:
                  by: str = "condition"):
         """``by``: "condition" (the template's label rule) or "semantics" (the model
         checker on its semantics block, nligen.semantics)."""
-        templates = list(templates)
         if by not in ("condition", "semantics"):
             raise ValueError(f"by must be condition or semantics, not {by!r}")
         self.by = by

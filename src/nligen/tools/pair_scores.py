@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError
-from .evaluate import _lm_eval_files, _read_lines, _show, choice_scores, json_object
+from .evaluate import _lm_eval_files, _read_lines, _show, choice_scores, json_object, jsonl_objects
 
 GROUPS = (("phenomenon", "linguistics_term"), ("paradigm", "UID"), ("field", "field"),
           ("split", "split"), ("seen", "seen"))
@@ -58,11 +58,7 @@ def read_pairs(path: str | os.PathLike) -> list[dict[str, Any]]:
     name = os.fspath(path)
     pairs: list[dict[str, Any]] = []
     ids: dict[str, int] = {}
-    for number, line in enumerate(_read_lines(path), 1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        record = json_object(line, where)
+    for number, where, record in jsonl_objects(path):
         pair = {"line": number, "good": _text(record, "sentence_good", where),
                 "bad": _text(record, "sentence_bad", where),
                 "id": _pair_id(record.get("pairID"), where)}

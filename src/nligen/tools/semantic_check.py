@@ -24,7 +24,8 @@ from ..errors import ConditionError
 from ..rng import StableRng
 from ..semantics import check as semantic_check
 from ..slots import SlotValue
-from ..timeslots import FORMATS, TimeSpec, interval_value, point_value, project, unit_duration
+from ..timeslots import (FORMATS, TimeSpec, default_time_text, project, rendered_interval,
+                         rendered_point, unit_duration)
 
 # what a content slot's fields say in a real filling: every unit, no cap
 _FILLING = {"durations": ["hour", "day", "month", "year"], "habits": ["day", "month", "year"],
@@ -122,16 +123,15 @@ def _require_holds(time: TimeSpec, context: Mapping[str, Any]) -> bool:
         return False
 
 
-def _sample(template, samples: int, seed: int, report: TemplateCheck) -> None:
-    time = template.time
-    render = template.language.time_text if template.language and \
-        template.language.time_text else None
-    from ..timeslots import default_time_text
+def _render(template):
+    lang = template.language
+    return lang.time_text if lang is not None and lang.time_text else default_time_text
 
-    render = render or default_time_text
-    fillings = _fillings(template)
+
+def _sample(template, samples: int, seed: int, report: TemplateCheck) -> None:
+    time, render = template.time, _render(template)
     cells = []
-    for filling in fillings:
+    for filling in _fillings(template):
         choices = time.choices(env=filling, requested=True)
         if choices is None:
             continue
@@ -150,69 +150,53 @@ def _sample(template, samples: int, seed: int, report: TemplateCheck) -> None:
             if draw is None:
                 continue
             got += 1
-            context = dict(filling)
-            context.update(draw.values)
             report.sampled += 1
-            _compare(template, context, report, True, "sampled")
+            _compare(template, {**filling, **draw.values}, report, True, "sampled")
+
+
+def _grid_values(time: TimeSpec, fmt: str | None, render, points, unit: str | None,
+                 numbers) -> dict[str, Any] | None:
+    """The time values of one grid assignment (None: a derived point falls outside what
+    the format shows)."""
+    values: dict[str, Any] = {name: rendered_point(name, s, e, fmt, render)
+                              for name, (s, e) in zip(time.points, points)}
+    for name in time.derived:
+        derived = time.derive(name, values, fmt, render)
+        if derived is None:
+            return None
+        values[name] = derived
+    for name, n in zip(time.intervals, numbers):
+        values[name] = rendered_interval(name, n, unit, render)
+    for name in time.units:
+        values[name] = SlotValue(name, render("unit", {"unit": unit}), {"unit": unit},
+                                 identity=unit, key=unit)
+    return values
 
 
 def _grid(template, report: TemplateCheck) -> None:
     """Every combination of points among a few consecutive days (or the format's finest
     unit) and intervals of 1-3 units, in each format the template takes."""
-    time = template.time
-    fillings = _fillings(template)
-    from ..timeslots import default_time_text
-
-    render = (template.language.time_text if template.language and template.language.time_text
-              else default_time_text)
-    formats = time.problem_formats(requested=True) if time.points else [None]
-    for filling in fillings:
+    time, render = template.time, _render(template)
+    # formats that hide a unit name the same periods as these
+    formats = ([f for f in time.problem_formats(requested=True) if f in ("YMD", "YMDH", "YM", "Y")]
+               if time.points else [None])
+    numbers = list(itertools.product(GRID_NUMBERS, repeat=len(time.intervals)))
+    for filling in _fillings(template):
         for fmt in formats:
-            if fmt is not None and fmt not in ("YMD", "YMDH", "YM", "Y"):
-                continue  # formats that hide a unit name the same periods as these
-            unit = FORMATS[fmt][-1] if fmt else None
-            points = []
-            if time.points:
-                for k in range(GRID_POINTS):
-                    start = ntime.add_duration(GRID_START, unit_duration(unit, k))
-                    span = project(start, fmt)
-                    points.append(span)
+            periods = [project(ntime.add_duration(GRID_START, unit_duration(FORMATS[fmt][-1], k)),
+                               fmt) for k in range(GRID_POINTS)] if fmt else []
             units = ([u for u in FORMATS[fmt] if u in time.interval_units] if fmt
                      else list(time.interval_units))
             if time.intervals and not units:
                 continue
-            for point_combo in itertools.product(points, repeat=len(time.points)):
-                for iunit in units or [None]:
-                    numbers = list(itertools.product(GRID_NUMBERS, repeat=len(time.intervals)))
-                    for nums in numbers or [()]:
-                        context = dict(filling)
-                        for name, (s, e) in zip(time.points, point_combo):
-                            context[name] = point_value(name, s, e, fmt, render(
-                                "point", {"start": s, "format": fmt}))
-                        ok = True
-                        for name, (base, count, dunit) in time.derived.items():
-                            s = ntime.add_duration(context[base]._fields["start"],
-                                                   unit_duration(dunit, count))
-                            proj = project(s, fmt)
-                            if proj is None or proj[0] != s:
-                                ok = False
-                                break
-                            context[name] = point_value(name, proj[0], proj[1], fmt, render(
-                                "point", {"start": proj[0], "format": fmt}))
-                        if not ok:
-                            continue
-                        for name, n in zip(time.intervals, nums):
-                            shown = {"number": n, "unit": iunit}
-                            context[name] = interval_value(name, n, iunit,
-                                                           render("interval", shown),
-                                                           render("amount", shown))
-                        for name in time.units:
-                            context[name] = SlotValue(name, render("unit", {"unit": iunit}),
-                                                      {"unit": iunit}, identity=iunit,
-                                                      key=iunit)
-                        report.grid += 1
-                        _compare(template, context, report, _require_holds(time, context),
-                                 "grid")
+            for points, unit, nums in itertools.product(
+                    itertools.product(periods, repeat=len(time.points)), units or [None], numbers):
+                values = _grid_values(time, fmt, render, points, unit, nums)
+                if values is None:
+                    continue
+                context = {**filling, **values}
+                report.grid += 1
+                _compare(template, context, report, _require_holds(time, context), "grid")
 
 
 def check_templates(templates: Iterable, samples: int = 1000, seed: int = 0,
