@@ -67,6 +67,19 @@ def test_jamp_match_gives_every_cell_count_and_no_released_pair(jamp_matched):
     assert len({(r["premise"], r["hypothesis"]) for r in records}) == len(records)
 
 
+def test_continuity_contradiction_is_drawn_only_for_a_matched_cell(jamp_matched, tmp_path):
+    # Jamp's contradiction for a time before the 以来 point is disputed by readers, so the
+    # continuity templates draw it only when a released cell asks for it (match_labels)
+    _, out = jamp_matched
+    matched = {r["label"] for r in read_jsonl(out / "all.jsonl")
+               if r["subfragment"] == "ordering.continuity"}
+    assert "contradiction" in matched
+    assert main(["jamp", "--fragment", "ordering.continuity", "--n", "200", "-q",
+                 "-o", f"{tmp_path}/d/"]) == 0
+    drawn = Counter(r["label"] for r in read_jsonl(tmp_path / "d" / "all.jsonl"))
+    assert set(drawn) == {"entailment", "neutral"} and sum(drawn.values()) == 200
+
+
 def test_jamp_match_manifest_records_the_file_and_its_cells(jamp_matched):
     import hashlib
 

@@ -64,6 +64,29 @@ def test_schema_errors(tmp_path, change, field):
     assert field in msg
 
 
+LABELLED = GOOD.replace("label: entailment", """label:
+  entailment: x > 2
+  contradiction: x == 1
+  otherwise: neutral""")
+
+
+@pytest.mark.parametrize("keys", [
+    "match_labels: [contradiction]",  # no 'labels' to add to
+    "labels: [entailment, neutral]\nmatch_labels: [neutral]",  # drawn anyway
+    "labels: [entailment, neutral]\nmatch_labels: [maybe]",
+])
+def test_match_labels_must_add_a_label_the_rules_give(tmp_path, keys):
+    assert "match_labels" in load_error(tmp_path, LABELLED + keys + "\n")
+
+
+def test_match_labels_are_drawn_only_when_asked(tmp_path):
+    ts = load_templates([write(tmp_path, LABELLED + "labels: [entailment, neutral]\n"
+                                         "match_labels: [contradiction]\n")])
+    t = ts.templates[0]
+    assert t.draws_label("entailment") and not t.draws_label("contradiction")
+    assert t.draws_label("contradiction", requested=True)
+
+
 def test_condition_that_calls_a_function_is_refused(tmp_path):
     text = GOOD.replace("label: entailment",
                         "label: {entailment: \"__import__('os').system('id') == 0\"}")

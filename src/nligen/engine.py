@@ -819,10 +819,9 @@ class Engine:
                 if all(h.rule.fixed is not None for h in hyps):
                     out.append(Cell(v, hyps, None))
                 else:
-                    wanted = v.template.labels
                     for h in hyps:
                         for label in h.rule.labels:
-                            if wanted is None or label in wanted:
+                            if v.template.draws_label(label):
                                 out.append(Cell(v, [h], label))
         if not out:
             raise UsageError("the selection has no hypotheses to generate")
@@ -928,7 +927,7 @@ class Engine:
         """Why the variant cannot give the quota's problems (None: it can)."""
         t = v.template
         labels = [lab for h in hyps for lab in h.rule.labels
-                  if t.labels is None or lab in t.labels]
+                  if t.draws_label(lab, requested=True)]
         if q.label not in labels:
             return (f"{t.id} gives only {', '.join(dict.fromkeys(labels)) or 'no label'}, "
                     f"not {q.label}")

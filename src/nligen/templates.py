@@ -65,7 +65,8 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 TOP_KEYS = {
     "id", "family", "language", "set", "description", "variants", "slots", "distinct",
     "checks", "premise", "premises", "premise_separator", "hypothesis", "label",
-    "hypotheses", "record", "explain", "time", "labels", "semantics", "divergence",
+    "hypotheses", "record", "explain", "time", "labels", "match_labels", "semantics",
+    "divergence",
     *PAIR_KEYS,
 }
 # a template's departure from the released condition it was transcribed from
@@ -126,6 +127,9 @@ class Template:
     # name a label that the time block's `require` rules out in generated problems, so the
     # rule still labels other people's problems correctly (gen jamp label).
     labels: list[str] | None = None
+    # More labels, drawn only for a --match cell that asks for one (a label readers dispute
+    # but the released set has).
+    match_labels: list[str] = field(default_factory=list)
     # A minimal-pair template's contrast (nligen.pairs); None for an NLI template.
     pair: PairSpec | None = None
     # What the sentences mean on a timeline (nligen.semantics); None: not stated.
@@ -137,6 +141,12 @@ class Template:
     @property
     def where(self) -> str:
         return f"{self.path}: {self.id}"
+
+    def draws_label(self, label: str, requested: bool = False) -> bool:
+        """Whether generation makes problems of ``label``; ``requested``: a --match cell
+        asks for it (then ``match_labels`` count too)."""
+        return (self.labels is None or label in self.labels
+                or (requested and label in self.match_labels))
 
     @property
     def sets(self) -> list[str]:
@@ -374,6 +384,13 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
                 or any(lab not in possible for lab in gen_labels)):
             raise TemplateError(f"'labels' must list labels the hypotheses can give "
                                 f"({', '.join(sorted(possible))})", loc("labels"))
+    match_labels = data.get("match_labels") or []
+    if match_labels:
+        possible = {lab for h in hypotheses for lab in h.rule.labels}
+        if (gen_labels is None or not isinstance(match_labels, list)
+                or any(lab not in possible or lab in gen_labels for lab in match_labels)):
+            raise TemplateError("'match_labels' must list labels the hypotheses can give "
+                                "that 'labels' leaves out", loc("match_labels"))
 
     semantics = None
     if data.get("semantics") is not None:
@@ -399,7 +416,7 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
         description=description, variants=variants, slots=slots, distinct=distinct,
         checks=list(checks), premises=premises, premise_separator=separator,
         hypotheses=hypotheses, record=record, sha256=sha256, renderer=renderer,
-        time=time_spec, labels=gen_labels, semantics=semantics,
+        time=time_spec, labels=gen_labels, match_labels=list(match_labels), semantics=semantics,
         divergence=dict(divergence) if divergence else None,
     )
 

@@ -265,8 +265,7 @@ def describe(lexicons=None) -> list[dict[str, Any]]:
     out = []
     for v in engine.variants:
         t = v.template
-        labels = [lab for h in t.hypotheses for lab in h.rule.labels
-                  if t.labels is None or lab in t.labels]
+        labels = [lab for h in t.hypotheses for lab in h.rule.labels if t.draws_label(lab)]
         time = t.time
         out.append({
             "template": t.id, "jamp_template": static_field(t, "jamp_template"),

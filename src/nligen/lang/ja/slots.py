@@ -358,7 +358,8 @@ def clause_grains(finest: str | None, reading, repeatable: bool = True,
     states keep the coarse units. An act due at a place or event (``goal``: a ニ argument,
     職場に着く, 会議に出席する) is dated to the day or the hour: one is late on a day
     ("2020年2月に劇場に着いた" failed an outside reading); one with a due date (家賃を払う)
-    keeps the month."""
+    keeps the month. A telic event of months or years (戯曲を書く) is dated no finer than
+    the month: "2010年3月5日に最初の戯曲を書いた" failed an outside reading."""
     grains = list(GRAINS[:GRAINS.index(finest) + 1] if finest else GRAINS)
     if reading is None:
         return grains
@@ -366,6 +367,8 @@ def clause_grains(finest: str | None, reading, repeatable: bool = True,
         grains = [g for g in grains if g != "hour"]
     if reading.durations and not {"hour", "day"} & set(reading.durations):
         grains = [g for g in grains if g != "hour"]
+        if "telic" in reading.flags:  # a work of months is not dated to its day
+            grains = [g for g in grains if g != "day"] or grains
     if "day" in reading.habits:
         grains = [g for g in grains if g in ("day", "hour")]
     elif "month" in reading.habits:
