@@ -159,7 +159,15 @@ def test_hypothesis_only_on_a_balanced_jamp_set_has_no_shortcut(jamp_balanced, c
     # token that gives the label away) lifts it far more; the token test below finds none.
     assert 0.1 <= h["accuracy"] <= h["majority"] + 0.08
     assert result["languages"] == {"ja": 1000}
-    assert result["artifacts"] == []
+    # The labels are balanced per template, not overall (entailment 0.40: the continuity
+    # templates draw no contradiction), so a token in a quarter of the problems (月) can
+    # differ from the uniform prior by that share alone; none may differ from its label's
+    # share of the set (default --n 1000 at seed 3 had 作成 in 12 contradictions, 0 else,
+    # until the cells of a template took the positions of its walk in turns per block)
+    shortcuts = [a for a in result["artifacts"] if a["beyond_label_share"]]
+    assert shortcuts == []
+    share = {k: v / 1000 for k, v in result["labels"]["overall"].items()}
+    assert all(a["p_hat"] < share[a["label"]] + 0.15 for a in result["artifacts"])
     assert result["overlap"] == {}  # one split
     templates = result["labels"]["by"]["template"]
     assert sum(sum(c.values()) for c in templates.values()) == 1000

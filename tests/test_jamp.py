@@ -269,3 +269,23 @@ def test_generated_problems_label_back(seed, n):
         out = labeller.labeller.label(rec["premise"], rec["hypothesis"],
                                       labeller._filter(str(rec["jamp_template"])))
         assert out["label"] == rec["label"], (rec, out)
+
+
+def test_a_verbs_problems_are_not_all_of_one_label():
+    # The deal of a pool is periodic; when cell k of a template took positions k, k+K, ...
+    # of its walk, a verb's clauses could all fall on one label (seed 3, --n 1000: all 12
+    # 作成する problems of interval.comparison were contradictions, a token shortcut). With
+    # three labels at random, 8 or more of one verb all alike has odds of about 1 in 700.
+    ds = jamp.generate(n=1000, seed=3)
+    labels_of = {}
+    for rec in ds.records:
+        verb = rec["slots"].get("V")
+        if verb is not None:
+            labels_of.setdefault((rec["template"].rsplit(".", 1)[0], verb["lemma"]),
+                                 Counter())[rec["label"]] += 1
+    several = {t.id.rsplit(".", 1)[0] for t in load_family("jamp").templates
+               if len({lab for h in t.hypotheses for lab in h.rule.labels
+                       if t.draws_label(lab)}) > 1}
+    alike = {key: dict(c) for key, c in labels_of.items()
+             if key[0] in several and sum(c.values()) >= 8 and len(c) == 1}
+    assert not alike
