@@ -29,6 +29,7 @@ from ..timeslots import (FORMATS, TimeSpec, default_time_text, project, rendered
 
 # what a content slot's fields say in a real filling: every unit, no cap
 _FILLING = {"durations": ["hour", "day", "month", "year"], "habits": ["day", "month", "year"],
+            "many_durations": ["hour", "day", "month", "year"],
             "grains": ["year", "month", "day", "hour"], "longest": {}}
 GRID_START = _dt.datetime(2001, 1, 1)
 GRID_POINTS = 4  # consecutive periods each point of the grid ranges over

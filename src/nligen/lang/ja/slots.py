@@ -284,6 +284,9 @@ class PredicateKind:
                         fields["habits"] = list(reading.habits)
                     elif cls.get("durations"):
                         fields["durations"] = list(cls["durations"])
+                    # 多くの〈W〉を V-た takes longer than one doing: the units one step
+                    # coarser ("1時間で多くの試合を解説した" failed an outside reading)
+                    fields["many_durations"] = many_units(fields.get("durations", ()))
                     # the longest interval per unit where a reader found it shorter than 9
                     # (冷蔵庫を整理する: 2 hours), for ``interval_longest: V.longest``
                     fields["longest"] = dict(reading.longest) if reading is not None else {}
@@ -339,6 +342,12 @@ def _flag_set(value) -> frozenset:
     if value is None:
         return frozenset()
     return frozenset(value if isinstance(value, list) else [value])
+
+
+def many_units(units) -> list[str]:
+    """The units in which doing it to many things takes time: never hours (a task of
+    hours takes days when it is done to many); the task's own longer units."""
+    return [g for g in GRAINS if g != "hour" and (g in units or (g == "day" and "hour" in units))]
 
 
 def clause_grains(finest: str | None, reading, repeatable: bool = True,
