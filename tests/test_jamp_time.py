@@ -263,6 +263,24 @@ def test_units_and_grains_fields_restrict_what_is_drawn(units, grains, seed):
             assert "does not list" in s.check(last.values, other)
 
 
+def test_a_matched_cell_takes_its_units_from_match_units_field():
+    # 多くの〈W〉: days or longer by default; a released cell in hours takes the clause's units
+    from nligen.slots import SlotValue
+
+    s = parse_time_block({"intervals": ["i"], "units_field": "V.many",
+                          "match_units_field": "V.durations"}, "t: time", {"V"})
+    env = {"V": SlotValue("V", "x", {"many": ["day"], "durations": ["hour", "day"]})}
+    assert s.choices(["hour"], None, env) is None
+    drawn = [s.draw(StableRng(7, i), i, time_text, formats=["hour"], env=env, requested=True)
+             for i in range(10)]
+    assert any(d is not None for d in drawn)
+    for d in drawn:
+        if d is not None:
+            assert d.values["i"].unit == "hour"
+            assert s.check(d.values, env, requested=True) is None
+            assert "does not list" in s.check(d.values, env)
+
+
 def test_family_time_defaults_reach_every_template(tmp_path):
     from nligen.templates import load_templates
 
@@ -303,6 +321,8 @@ def test_family_time_defaults_reach_every_template(tmp_path):
     ({"points": ["tp_1"], "interval_longest": "V.longest"}, "draws no intervals"),
     ({"points": ["tp_1"], "units_field": "V.durations"}, "draws no intervals or units"),
     ({"intervals": ["i"], "grains_field": "V.grains"}, "draws no points"),
+    ({"points": ["tp_1"], "match_units_field": "V.durations"}, "draws no intervals or units"),
+    ({"intervals": ["i"], "match_units_field": "durations"}, "a field of one of the template"),
     ({"points": ["tp_1"], "grains_field": "X.grains"}, "a field of one of the template"),
 ])
 def test_bad_time_blocks_are_refused(raw, message):

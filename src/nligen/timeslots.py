@@ -41,7 +41,9 @@ unit the field does not name keeps the block's own bounds. ``units_field: V.dura
 and ``grains_field: V.grains`` name fields listing the units an interval may take and the
 units a time point may end in for this filling; only those are drawn (what ``require:
 interval_1.unit in V.durations`` and ``tp_1.grain in V.grains`` would keep, without
-drawing the rest first and throwing it away).
+drawing the rest first and throwing it away). ``match_units_field`` names the field a
+``--match`` cell that asks for its unit takes instead (a released unit the default draw
+leaves out).
 
 Values are :class:`TimePointValue` (fields ``start``, ``end``, ``format``) and
 interval :class:`~nligen.slots.SlotValue` objects whose condition value is a
@@ -86,6 +88,7 @@ _DERIVED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([+-])\s*(\d{1,3})\s*(year
 TIME_KEYS = {"points", "intervals", "units", "formats", "match_formats", "interval_units",
              "spans", "require",
              "hours", "interval_max", "interval_min", "interval_longest", "units_field",
+             "match_units_field",
              "grains_field"}
 # What a family's ``time_defaults`` may set for every template's time block.
 TIME_DEFAULT_KEYS = {"hours", "interval_max", "interval_min"}
@@ -257,6 +260,12 @@ class TimeSpec:
     # formats drawn only for a cell that asks for them (a matched set, --match): a
     # released set's formats that read less well and are left out of the default draw
     match_formats: list[str] = field(default_factory=list)
+    # (slot, field): the units for a cell that asks for its unit (--match), where the
+    # default draw's units_field leaves a released unit out (多くの〈W〉 in hours)
+    match_units_field: tuple[str, str] | None = None
+
+    def _units_ref(self, requested: bool) -> tuple[str, str] | None:
+        return self.match_units_field if requested and self.match_units_field else self.units_field
 
     def _field_list(self, ref: tuple[str, str] | None, env: Mapping[str, Any] | None,
                     key: str) -> list | None:
@@ -314,7 +323,7 @@ class TimeSpec:
         :meth:`draw` (the same for all of them); None when no draw can succeed, whatever
         the random numbers (its clause takes none of the formats or units)."""
         fmts = self.problem_formats(formats, requested)
-        units = self._field_list(self.units_field, env, "units_field")
+        units = self._field_list(self._units_ref(requested), env, "units_field")
         grains = self._field_list(self.grains_field, env, "grains_field")
         if self.points and grains is not None and not requested:
             # (a cell that asks for its format takes it whatever the filling's grains)
@@ -455,11 +464,11 @@ class TimeSpec:
                             f"({f['number']} {f['unit']})")
                 if f["number"] < self.interval_min.get(f["unit"], f["number"]):
                     return f"{name} is shorter than interval_min allows ({f['number']} {f['unit']})"
-        units = self._field_list(self.units_field, env, "units_field")
+        units = self._field_list(self._units_ref(requested), env, "units_field")
         grains = self._field_list(self.grains_field, env, "grains_field")
         for name in self.intervals + self.units:
             if units is not None and name in values and values[name]._fields["unit"] not in units:
-                slot, field_name = self.units_field
+                slot, field_name = self._units_ref(requested)
                 return f"{name}: a unit {slot}.{field_name} does not list"
         if grains is not None and formats and FORMATS[next(iter(formats))][-1] not in grains \
                 and not requested:
@@ -631,7 +640,8 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
             raise TemplateError(f"{unit}: more than interval_max allows ({low} > "
                                 f"{interval_max[unit]})", f"{where}.interval_min")
     fields: dict[str, tuple[str, str] | None] = {}
-    for key, needs in (("units_field", intervals or units), ("grains_field", points)):
+    for key, needs in (("units_field", intervals or units), ("grains_field", points),
+                       ("match_units_field", intervals or units)):
         fields[key] = None
         if key in raw:
             value = raw[key]
@@ -642,7 +652,7 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
                                     "e.g. V.grains", f"{where}.{key}")
             if not needs:
                 raise TemplateError("the block draws no " + (
-                    "intervals or units" if key == "units_field" else "points"), f"{where}.{key}")
+                    "points" if key == "grains_field" else "intervals or units"), f"{where}.{key}")
             fields[key] = (m.group(1), m.group(2))
     longest = None
     if "interval_longest" in raw:
@@ -664,4 +674,4 @@ def parse_time_block(raw: Any, where: str, taken: set[str]) -> TimeSpec:
     return TimeSpec(points, derived, intervals, units, formats, interval_units, spans,
                     require, where, names, hours if points else None, interval_max,
                     interval_min, longest, fields["units_field"], fields["grains_field"],
-                    match_formats)
+                    match_formats, fields["match_units_field"])
