@@ -284,8 +284,8 @@ class PredicateKind:
                         fields["habits"] = list(reading.habits)
                     elif cls.get("durations"):
                         fields["durations"] = list(cls["durations"])
-                    # 多くの〈W〉を V-た takes longer than one doing: the units one step
-                    # coarser ("1時間で多くの試合を解説した" failed an outside reading)
+                    # 多くの〈W〉を V-た takes longer than one doing: never hours
+                    # ("1時間で多くの試合を解説した" failed an outside reading)
                     fields["many_durations"] = many_units(fields.get("durations", ()))
                     # the longest interval per unit where a reader found it shorter than 9
                     # (冷蔵庫を整理する: 2 hours), for ``interval_longest: V.longest``
