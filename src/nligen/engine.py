@@ -1262,11 +1262,11 @@ class Engine:
         keep = self.filling_filter
         if walker is not None:
             stride = cell.stride if walker.even is not None else 1
-            phase = cell.phase if stride > 1 else 0
             limit = walker.size * (TIME_PASSES if t.time is not None else 1)
             while True:
                 block = pointers[c]
-                position = block * stride + (phase + _block_turn(cell.turns, block)) % stride
+                position = block * stride + (
+                    (cell.phase + _block_turn(cell.turns, block)) % stride if stride > 1 else 0)
                 if position >= limit:
                     self._exhausted(cell, index, misses[0], misses[1], v.capacity())
                 filling = walker.filling(position % walker.size)

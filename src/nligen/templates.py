@@ -377,20 +377,18 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
 
     record = _parse_record(data.get("record"), compile_text, "record", loc)
 
+    possible = {lab for h in hypotheses for lab in h.rule.labels}
     gen_labels = data.get("labels")
     if gen_labels is not None:
-        possible = {lab for h in hypotheses for lab in h.rule.labels}
         if (not isinstance(gen_labels, list) or not gen_labels
                 or any(lab not in possible for lab in gen_labels)):
             raise TemplateError(f"'labels' must list labels the hypotheses can give "
                                 f"({', '.join(sorted(possible))})", loc("labels"))
     match_labels = data.get("match_labels") or []
-    if match_labels:
-        possible = {lab for h in hypotheses for lab in h.rule.labels}
-        if (gen_labels is None or not isinstance(match_labels, list)
-                or any(lab not in possible or lab in gen_labels for lab in match_labels)):
-            raise TemplateError("'match_labels' must list labels the hypotheses can give "
-                                "that 'labels' leaves out", loc("match_labels"))
+    if match_labels and (gen_labels is None or not isinstance(match_labels, list)
+                         or any(lab not in possible or lab in gen_labels for lab in match_labels)):
+        raise TemplateError("'match_labels' must list labels the hypotheses can give "
+                            "that 'labels' leaves out", loc("match_labels"))
 
     semantics = None
     if data.get("semantics") is not None:
