@@ -380,10 +380,14 @@ def parse_template(data: Mapping[str, Any], path: Path, sha256: str = "",
     possible = {lab for h in hypotheses for lab in h.rule.labels}
     gen_labels = data.get("labels")
     if gen_labels is not None:
-        if (not isinstance(gen_labels, list) or not gen_labels
+        # [] with match_labels: a template drawn only for a --match cell (its released
+        # surface, when a reworded sibling template serves the default draw)
+        if (not isinstance(gen_labels, list)
+                or not gen_labels and not data.get("match_labels")
                 or any(lab not in possible for lab in gen_labels)):
             raise TemplateError(f"'labels' must list labels the hypotheses can give "
-                                f"({', '.join(sorted(possible))})", loc("labels"))
+                                f"({', '.join(sorted(possible))}); [] only with "
+                                "'match_labels'", loc("labels"))
     match_labels = data.get("match_labels") or []
     if match_labels and (gen_labels is None or not isinstance(match_labels, list)
                          or any(lab not in possible or lab in gen_labels for lab in match_labels)):

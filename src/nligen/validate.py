@@ -99,7 +99,7 @@ def _check_variant(engine: Engine, v: Variant, report: Report) -> None:
                         break
     # Sample fillings: they must render, and every label must be reachable.
     wanted: dict[int, set[str]] = {
-        h.index: {lab for lab in h.rule.labels if t.labels is None or lab in t.labels}
+        h.index: {lab for lab in h.rule.labels if t.draws_label(lab, requested=True)}
         for h in t.hypotheses}
     reached: dict[int, set[str]] = {h.index: set() for h in t.hypotheses}
     fillings = (v.enumerate() if cap is not None and cap <= LABEL_SAMPLES

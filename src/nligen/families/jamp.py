@@ -183,15 +183,20 @@ def read_match(path, exclude=(), template_set=None):
 
     template_set = template_set or load_family("jamp")
     table = read_table(path, MATCH_COLUMNS)
-    by_number = {str(static_field(t, "jamp_template")): t for t in template_set.templates}
+    by_number: dict[str, list] = {}
+    for t in template_set.templates:
+        by_number.setdefault(str(static_field(t, "jamp_template")), []).append(t)
     order = {t.id: k for k, t in enumerate(template_set.templates)}
     rows = []
     for line, row in table.rows:
         where = f"{path}:{line}"
         number, label = row["template_num"].strip(), row["gold_label"].strip()
         fmt_name, span = row["time_format"].strip(), row["time_span"].strip()
-        template = by_number.get(number)
-        if template is None:
+        # of a number's templates, one drawn only for --match cells (labels: []: the
+        # released wording where a sibling rewords it, 32 beside 32.least), else the last
+        # that draws the label (34.over for 34)
+        siblings = by_number.get(number)
+        if siblings is None:
             raise UsageError(f"unknown cell: no Jamp template {number!r} (known: "
                              f"{', '.join(sorted(by_number, key=_as_int))})", where)
         if label not in LABELS:
@@ -203,6 +208,9 @@ def read_match(path, exclude=(), template_set=None):
         if span not in ("None", *SPAN_CHOICES):
             raise UsageError(f"unknown cell: time_span {span!r} (known: None, "
                              f"{', '.join(SPAN_CHOICES)})", where)
+        drawing = [t for t in siblings if t.draws_label(label, requested=True)]
+        template = next((t for t in drawing if t.labels is not None and not t.labels),
+                        drawing[-1] if drawing else siblings[-1])
         fmt, span_value = FORMAT_CODES.get(fmt_name), span if span != "None" else None
         rows.append(((order[template.id], LABELS.index(label), fmt or "", span_value or ""),
                      CellQuota(template.id, "", label, 1, fmt, span_value,
