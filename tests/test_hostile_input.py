@@ -48,6 +48,10 @@ BILLION_LAUGHS = (
 
 @pytest.mark.parametrize("template, fragments", [
     (BILLION_LAUGHS, ["aliases"]),
+    # PyYAML would keep the second label silently
+    (BASE + "label: contradiction\n", ["duplicate key 'label' at line 9"]),
+    (BASE.replace("{lexicon: people}", "{lexicon: people, lexicon: other}"),
+     ["duplicate key 'lexicon' at line 4"]),
     ("id: t.one\ndescription: " + "[" * 5000 + "]" * 5000 + "\n", ["nested"]),
     (BASE.replace("[1, 9]", "[0, 1" + "0" * 5000 + "]"), ["digits"]),
     (BASE.replace("[1, 9]", "[0, 10000000]"), ["range has more than"]),

@@ -49,16 +49,32 @@ def load_yaml(text: str, where: str, error: type[NligenError]) -> Any:
     try:
         depth = 0
         events = 0
+        # per open collection: for a mapping [next node is a key, keys seen], else None.
+        # PyYAML keeps the last of two equal keys silently; a template that says
+        # `labels:` twice would lose the first without a word.
+        open_nodes: list = []
         for event in yaml.parse(text, Loader=_loader()):
             events += 1
             if isinstance(event, yaml.AliasEvent):
                 raise error(f"YAML aliases (*{event.anchor}) are not supported", where)
+            if open_nodes and open_nodes[-1] is not None and isinstance(
+                    event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                mapping = open_nodes[-1]
+                if mapping[0] and isinstance(event, yaml.ScalarEvent):
+                    if event.value in mapping[1]:
+                        raise error(f"duplicate key {event.value!r} at line "
+                                    f"{event.start_mark.line + 1}", where)
+                    mapping[1].add(event.value)
+                mapping[0] = not mapping[0]
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
                     raise error(f"nested more than {MAX_DEPTH} levels deep", where)
+                open_nodes.append([True, set()] if isinstance(event, yaml.MappingStartEvent)
+                                  else None)
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
+                open_nodes.pop()
             if events > MAX_EVENTS:
                 raise error("file too large", where)
         data = yaml.load(text, Loader=_loader())
