@@ -142,6 +142,12 @@ class Template:
     def where(self) -> str:
         return f"{self.path}: {self.id}"
 
+    @property
+    def match_only(self) -> bool:
+        """Drawn only for --match cells (``labels: []``): a released wording that a
+        reworded sibling template replaces in the default draw."""
+        return self.labels is not None and not self.labels
+
     def draws_label(self, label: str, requested: bool = False) -> bool:
         """Whether generation makes problems of ``label``; ``requested``: a --match cell
         asks for it (then ``match_labels`` count too)."""

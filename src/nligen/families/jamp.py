@@ -209,7 +209,7 @@ def read_match(path, exclude=(), template_set=None):
             raise UsageError(f"unknown cell: time_span {span!r} (known: None, "
                              f"{', '.join(SPAN_CHOICES)})", where)
         drawing = [t for t in siblings if t.draws_label(label, requested=True)]
-        template = next((t for t in drawing if t.labels is not None and not t.labels),
+        template = next((t for t in drawing if t.match_only),
                         drawing[-1] if drawing else siblings[-1])
         fmt, span_value = FORMAT_CODES.get(fmt_name), span if span != "None" else None
         rows.append(((order[template.id], LABELS.index(label), fmt or "", span_value or ""),
