@@ -164,6 +164,26 @@ def test_anaphor_clauses_put_sono_on_the_noun_picked_up(lexicons):
     assert all("sono_args" not in o._fields for o in options(lexicons, cases=[["ヲ"], ["ニ"]]))
 
 
+def test_many_and_those_mark_the_noun_the_anaphor_picks_up(lexicons):
+    """多くの goes on the ヲ noun of a two-argument clause (市場に多くの魚を, not 多くの市場に
+    魚を), and the plural anaphor points back to that noun: その〈W〉たち for people,
+    それらの〈W〉 for the rest (その花 after 多くの花 read as one flower)."""
+    from nligen.lang.ja.lexicon import case_phrases as spell
+
+    features = {"選手": frozenset({"person"}), "花": frozenset({"concrete"})}
+    assert spell({"ニ": "市場", "ヲ": "魚"}, many=True) == "市場に多くの魚を"
+    assert spell({"ニ": "市場"}, many=True) == "多くの市場に"
+    assert spell({"ヲ": "花"}, those=features) == "それらの花を"
+    assert spell({"ヲ": "選手"}, those=features) == "その選手たちを"
+    assert spell({"ニ": "市場", "ヲ": "魚"}, those=features) == "市場にそれらの魚を"
+    opts = options(lexicons, cases=[["ヲ"], ["ニ"], ["ヲ", "ニ"]], clause=["anaphor"])
+    for o in opts:
+        fields = o._fields
+        assert fields["many_args"].replace("多くの", "", 1) == fields["args"], fields
+        assert fields["many_args"].index("多くの") == fields["sono_args"].index("その"), fields
+        assert fields["those_args"].startswith(fields["sono_args"].split("その", 1)[0])
+
+
 def test_flagged_clauses_stay_out_of_the_frames_that_exclude_them(lexicons):
     """Clauses two people cannot do in order (クリスマスを祝う) never fill the ordering
     templates, and acts rarer than a few times a year (パスポートを更新する) are not due."""

@@ -47,7 +47,7 @@ LANGUAGE = Language(
         "past": r".+?[ただ]", "te": r".+?[てで]", "plain": r".+?[うくぐすつぬぶむる]",
         "negative": r".+?ない", "negative_zu": r".+?ず",
     },
-    field_patterns={"args": r".*?", "sono_args": r".*?"},
+    field_patterns={"args": r".*?", "many_args": r".*?", "sono_args": r".*?", "those_args": r".*?"},
     contrasts=CONTRASTS,  # minimal pairs (nligen.pairs): polarity, onbin, particle, ...
     words=words,
     spaced=False,

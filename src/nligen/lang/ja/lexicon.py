@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from functools import cached_property, lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ...errors import LexiconError
 from ...lexicon import LexiconSet
@@ -223,16 +223,27 @@ EXCLUDED_FEATURES = frozenset({"vague", "unfit", "gendered"})
 
 
 def case_phrases(args: dict[str, str], modified: str | None = None,
-                 modifier: str | None = None, sono: bool = False) -> str:
+                 modifier: str | None = None, sono: bool = False, many: bool = False,
+                 those: Mapping[str, frozenset] | None = None) -> str:
     """The argument phrases of a clause with their particles, in clause order (子供に本を);
-    ``modifier`` goes before the noun of case ``modified`` (祖母の手紙を). With ``sono``,
-    その goes before the phrase an anaphor picks up: the ヲ phrase where there is one
-    (担任にその作文を, not その担任に作文を), else the first."""
+    ``modifier`` goes before the noun of case ``modified`` (祖母の手紙を). The phrase an
+    anaphor picks up is the ヲ phrase where there is one, else the first: with ``sono``
+    その goes before it (担任にその作文を, not その担任に作文を), with ``many`` 多くの
+    (市場に多くの魚を), and with ``those`` (noun -> features) it points back to many of them:
+    その〈W〉たち for people, それらの〈W〉 for the rest (その花 after 多くの花 reads as one
+    flower: outside reading 2065)."""
     cases = [c for c in CLAUSE_ORDER if c in args]
     picked = "ヲ" if "ヲ" in args else cases[0] if cases else None
-    return "".join(("その" if sono and c == picked else "")
-                   + (f"{modifier}の" if c == modified else "") + args[c] + PARTICLES[c]
-                   for c in cases)
+
+    def phrase(c: str) -> str:
+        noun = (f"{modifier}の" if c == modified else "") + args[c]
+        if c == picked and those is not None:
+            person = "person" in those.get(args[c], frozenset())
+            noun = f"その{noun}たち" if person else f"それらの{noun}"
+        elif c == picked:
+            noun = ("その" if sono else "") + ("多くの" if many else "") + noun
+        return noun + PARTICLES[c]
+    return "".join(phrase(c) for c in cases)
 
 
 def tuple_key(args: dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -88,7 +88,9 @@ class PredicateKind:
     accepted before one of its nouns (``ja/curated/reviewed_modifiers``: 祖母の手紙を); they
     show in ``args`` (and the modifier in the field ``no``), so the text must use ``args``.
     With ``clause: [anaphor]`` the field ``sono_args`` is ``args`` with その before the noun
-    an anaphor picks up, the ヲ noun where there is one (担任にその作文を).
+    an anaphor picks up, the ヲ noun where there is one (担任にその作文を), and ``those_args``
+    points back to many of them (それらの花を, その選手たちを) after ``many_args``, which
+    puts 多くの before that noun (市場に多くの魚を).
     Options are the verb's observed argument tuples (nouns frequent in the corpus, no
     pronouns), grouped by verb so that the engine draws verbs evenly. A verb whose curated entry lists ``durations`` (the
     interval units natural for the event) carries them as the field ``durations``; one with
@@ -267,8 +269,11 @@ class PredicateKind:
                         fields["no"] = mod
                     if with_args:
                         fields["args"] = case_phrases(args, mod_case, mod)
+                        fields["many_args"] = case_phrases(args, mod_case, mod, many=True)
                         if "anaphor" in flags:  # その on the noun the anaphor picks up
                             fields["sono_args"] = case_phrases(args, mod_case, mod, sono=True)
+                            fields["those_args"] = case_phrases(
+                                args, mod_case, mod, those=lex.noun_features)
                     key = verb.lemma + "|" + "|".join(f"{k}={v}" for k, v in fields.items()
                                                       if k not in TEXT_FIELDS)
                     if key in seen:
@@ -334,7 +339,7 @@ def _memo(lex, name: str) -> dict:
 # the unread ones out (3日間ジャガイモを持った).
 READ = "read"
 # fields that spell the clause out rather than name its parts (left out of keys and lemmas)
-TEXT_FIELDS = ("lemma", "args", "sono_args")
+TEXT_FIELDS = ("lemma", "args", "many_args", "sono_args", "those_args")
 
 
 def _flag_set(value) -> frozenset:
