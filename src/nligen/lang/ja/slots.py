@@ -351,7 +351,10 @@ def _flag_set(value) -> frozenset:
 
 def many_units(units) -> list[str]:
     """The units in which doing it to many things takes time: never hours (a task of
-    hours takes days when it is done to many); the task's own longer units."""
+    hours takes days when it is done to many); the task's own longer units; and years
+    only for a task of months ("3ヶ月以上かけて多くの小説を書いた" failed outside reading 2066)."""
+    if units and not {"hour", "day"} & set(units):
+        return ["year"]
     return [g for g in GRAINS if g != "hour" and (g in units or (g == "day" and "hour" in units))]
 
 
