@@ -329,6 +329,9 @@ def test_noun_features_file_uses_known_features():
     assert len(entries) > 4000
     assert all(isinstance(e["noun"], str) and set(e["features"]) <= set(NOUN_FEATURES)
                for e in entries)
+    # one entry per noun: a second one (車 was listed twice) hides what a reader changed
+    nouns = [e["noun"] for e in entries]
+    assert len(nouns) == len(set(nouns)), sorted({n for n in nouns if nouns.count(n) > 1})
 
 
 def test_shipped_jamp_templates_validate():
