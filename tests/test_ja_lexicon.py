@@ -146,7 +146,8 @@ def test_anaphor_clauses_put_sono_on_the_noun_picked_up(lexicons):
 
     assert spell({"ニ": "担任", "ヲ": "作文"}, sono=True) == "担任にその作文を"
     assert spell({"ニ": "メーカー"}, sono=True) == "そのメーカーに"
-    assert spell({"ヲ": "手紙"}, "ヲ", "祖母", sono=True) == "その祖母の手紙を"
+    assert spell({"ヲ": "手紙"}, "ヲ", "祖母", sono=True) == "その手紙を"  # not その祖母の
+    assert spell({"ニ": "祖母", "ヲ": "手紙"}, "ニ", "母方", sono=True) == "母方の祖母にその手紙を"
     opts = options(lexicons, cases=[["ヲ"], ["ニ"], ["ヲ", "ニ"]], clause=["anaphor"],
                    modifiers=True)
     both = [o for o in opts if "wo" in o._fields and "ni" in o._fields]
@@ -154,9 +155,11 @@ def test_anaphor_clauses_put_sono_on_the_noun_picked_up(lexicons):
     for o in opts:
         fields = o._fields
         picked = fields.get("wo") or fields.get("ni") or fields.get("de")
-        assert fields["sono_args"].replace("その", "", 1) == fields["args"], fields
         head = fields["sono_args"].split("その", 1)[1]
-        assert head.startswith(picked) or head.startswith(f"{fields.get('no')}の{picked}")
+        assert head.startswith(picked), fields  # その stands for the noun's modifier
+        plain = fields["args"].replace(f"{fields.get('no')}の{picked}", picked, 1) \
+            if "no" in fields else fields["args"]
+        assert fields["sono_args"].replace("その", "", 1) == plain, fields
     # the field spells the clause: it does not change the option's identity
     plain = {o._key for o in options(lexicons, cases=[["ヲ"], ["ニ"], ["ヲ", "ニ"]],
                                      clause=["anaphor"])}

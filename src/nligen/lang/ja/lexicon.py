@@ -228,15 +228,18 @@ def case_phrases(args: dict[str, str], modified: str | None = None,
     """The argument phrases of a clause with their particles, in clause order (子供に本を);
     ``modifier`` goes before the noun of case ``modified`` (祖母の手紙を). The phrase an
     anaphor picks up is the ヲ phrase where there is one, else the first: with ``sono``
-    その goes before it (担任にその作文を, not その担任に作文を), with ``many`` 多くの
-    (市場に多くの魚を), and with ``those`` (noun -> features) it points back to many of them:
-    その〈W〉たち for people, それらの〈W〉 for the rest (その花 after 多くの花 reads as one
-    flower: outside reading 2065)."""
+    その goes before it (担任にその作文を, not その担任に作文を) and takes the place of its
+    modifier (その手紙を after 祖母の手紙を: その料理の動画 read as the video of that dish,
+    outside reading 2067), with ``many`` 多くの (市場に多くの魚を), and with ``those``
+    (noun -> features) it points back to many of them: その〈W〉たち for people, それらの〈W〉
+    for the rest (その花 after 多くの花 reads as one flower: outside reading 2065)."""
     cases = [c for c in CLAUSE_ORDER if c in args]
     picked = "ヲ" if "ヲ" in args else cases[0] if cases else None
+    pointer = sono or those is not None
 
     def phrase(c: str) -> str:
-        noun = (f"{modifier}の" if c == modified else "") + args[c]
+        mod = f"{modifier}の" if c == modified and not (pointer and c == picked) else ""
+        noun = mod + args[c]
         if c == picked and those is not None:
             person = "person" in those.get(args[c], frozenset())
             noun = f"その{noun}たち" if person else f"それらの{noun}"
