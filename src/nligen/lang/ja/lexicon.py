@@ -215,7 +215,7 @@ MIN_NOUN_FREQUENCY = 3
 
 # Semantic noun features (curated/noun_features.yaml; its criteria say what each means).
 NOUN_FEATURES = ("person", "animal", "place", "container", "ordered", "due", "concrete",
-                 "single", "gendered", "vague", "unfit")
+                 "single", "varied", "gendered", "vague", "unfit")
 # Nouns with these features fill a slot only when the slot asks for the feature: a vague
 # noun (情報, 機能) reads as unfinished without a modifier, an unfit one is no common noun,
 # a gendered one (夫, 髭) mismatches the names, drawn without regard to gender.
