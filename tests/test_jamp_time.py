@@ -35,13 +35,24 @@ def test_coarse_formats_denote_intervals():
 
 def test_japanese_rendering_matches_jamp():
     start = dt.datetime(2010, 3, 5, 7)
-    assert time_text("point", {"start": start, "format": "YMDH"}) == "2010年3月5日7時"
+    # the clock hour as narrative prose writes it, not Jamp's timetable 2010年3月5日7時
+    assert time_text("point", {"start": start, "format": "YMDH"}) == "2010年3月5日の午前7時"
+    afternoon = dt.datetime(2010, 3, 5, 15)
+    assert time_text("point", {"start": afternoon, "format": "DH"}) == "5日の午後3時"
+    assert time_text("point", {"start": afternoon, "format": "H"}) == "午後3時"
+    noon = dt.datetime(2010, 3, 5, 12)
+    assert time_text("point", {"start": noon, "format": "MDH"}) == "3月5日の正午"
     assert time_text("point", {"start": start, "format": "MD"}) == "3月5日"
     assert time_text("interval", {"number": 6, "unit": "year"}) == "6年間"
     assert time_text("interval", {"number": 3, "unit": "month"}) == "3ヶ月間"
     assert time_text("interval", {"number": 2, "unit": "hour"}) == "2時間"
     assert time_text("unit", {"unit": "month"}) == "月"
     assert parse_point("2010年5日") is None  # a gap is not a format
+    # both spellings of a clock hour read back to the same point
+    assert parse_point("2010年3月5日7時") == parse_point("2010年3月5日の午前7時")
+    assert parse_point("5日15時") == parse_point("5日の午後3時") == parse_point("5日午後3時")
+    assert parse_point("3月5日の正午")[1] == dt.datetime(2001, 3, 5, 12)
+    assert parse_point("午後13時") is None  # no 13 on a 12-hour clock
 
 
 @settings(max_examples=300, deadline=None)

@@ -67,17 +67,22 @@ def test_jamp_match_gives_every_cell_count_and_no_released_pair(jamp_matched):
     assert len({(r["premise"], r["hypothesis"]) for r in records}) == len(records)
 
 
-def test_continuity_contradiction_is_drawn_only_for_a_matched_cell(jamp_matched, tmp_path):
-    # Jamp's contradiction for a time before the 以来 point is disputed by readers, so the
-    # continuity templates draw it only when a released cell asks for it (match_labels)
+def test_continuity_released_wording_is_drawn_only_for_a_matched_cell(jamp_matched, tmp_path):
+    # Jamp's contradiction (a time before the 以来 point) and neutral (a past-tense claim
+    # after 現在) are disputed by readers: the released wording is drawn only when a
+    # released cell asks for it (labels: [], match_labels), the default draw takes the
+    # .began siblings, whose premise says when the practice began (〜始め、それ以来)
     _, out = jamp_matched
-    matched = {r["label"] for r in read_jsonl(out / "all.jsonl")
-               if r["subfragment"] == "ordering.continuity"}
-    assert "contradiction" in matched
+    matched = [r for r in read_jsonl(out / "all.jsonl")
+               if r["subfragment"] == "ordering.continuity"]
+    assert {"contradiction", "neutral"} <= {r["label"] for r in matched}
+    assert not any(r["template"].endswith(".began") for r in matched)
     assert main(["jamp", "--fragment", "ordering.continuity", "--n", "200", "-q",
                  "-o", f"{tmp_path}/d/"]) == 0
-    drawn = Counter(r["label"] for r in read_jsonl(tmp_path / "d" / "all.jsonl"))
-    assert set(drawn) == {"entailment", "neutral"} and sum(drawn.values()) == 200
+    records = read_jsonl(tmp_path / "d" / "all.jsonl")
+    drawn = Counter(r["label"] for r in records)
+    assert set(drawn) == {"entailment", "contradiction"} and sum(drawn.values()) == 200
+    assert all(r["template"].endswith(".began") and "始め、" in r["premise"] for r in records)
 
 
 def test_jamp_match_manifest_records_the_file_and_its_cells(jamp_matched):

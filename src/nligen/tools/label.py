@@ -26,7 +26,8 @@ _PLACEHOLDER = re.compile(
 _JINJA = re.compile(r"\{[{%#]")
 _WS = re.compile(r"\s+")
 
-POINT_RE = r"(?:\d{4}年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:\d{1,2}時)?"
+# Jamp's 2010年3月5日7時 and nligen's 2010年3月5日の午前7時 / 5日の正午 (parse_point reads both)
+POINT_RE = r"(?:\d{4}年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:の?(?:正午|(?:午前|午後)?\d{1,2}時))?"
 INTERVAL_RE = r"\d{1,3}(?:年間|ヶ月間|日間|時間|年|ヶ月|日)"
 # an interval slot's fields that spell the interval itself (5日間 / 5日)
 INTERVAL_SPELLINGS = (None, "amount")
