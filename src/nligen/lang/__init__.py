@@ -37,6 +37,9 @@ class Language:
     # ("interval": number, unit), the same interval as an amount before "within / in / over"
     # ("amount": number, unit) or a bare unit ("unit": unit); see nligen.timeslots.
     time_text: Callable[[str, Mapping[str, Any]], str] | None = None
+    # What time_text writes, as regexes without groups (the label command finds time
+    # expressions in texts): "point", "interval" (either spelling) and "unit".
+    time_patterns: dict[str, str] = field(default_factory=dict)
     # How records name time formats (ja: YMD -> 年月日, year -> 年間).
     time_format_names: dict[str, str] = field(default_factory=dict)
     # What a filter's output looks like, as a regex (the label command matches texts).

@@ -26,12 +26,8 @@ _PLACEHOLDER = re.compile(
 _JINJA = re.compile(r"\{[{%#]")
 _WS = re.compile(r"\s+")
 
-# Jamp's 2010年3月5日7時 and nligen's 2010年3月5日の午前7時 / 5日の正午 (parse_point reads both)
-POINT_RE = r"(?:\d{4}年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:の?(?:正午|(?:午前|午後)?\d{1,2}時))?"
-INTERVAL_RE = r"\d{1,3}(?:年間|ヶ月間|日間|時間|年|ヶ月|日)"
 # an interval slot's fields that spell the interval itself (5日間 / 5日)
 INTERVAL_SPELLINGS = (None, "amount")
-UNIT_RE = r"[年月日時]"
 
 # parse_point(text) -> (format, start, end) | None; parse_interval(text) -> (n, unit) | None
 TimeReaders = tuple[Callable[[str], Any], Callable[[str], Any], Mapping[str, str]]
@@ -50,6 +46,8 @@ def _regex(source: str, template: Template, groups: dict[str, str],
     """The regex of one text; None when it uses Jinja beyond plain placeholders.
     ``literal_chars[0]`` counts the literal characters (how specific the template is)."""
     time = template.time
+    # what the language writes for a time expression (any text where it says nothing)
+    times = template.language.time_patterns if template.language is not None else {}
     out = []
     pos = 0
     for m in _PLACEHOLDER.finditer(source):
@@ -68,12 +66,12 @@ def _regex(source: str, template: Template, groups: dict[str, str],
         groups[group] = key
         assigned[key] = group
         if time is not None and not fld and not flt and name in time.points + list(time.derived):
-            pattern = POINT_RE
+            pattern = times.get("point", ".+?")
         elif time is not None and fld in INTERVAL_SPELLINGS and not flt \
                 and name in time.intervals:
-            pattern = INTERVAL_RE
+            pattern = times.get("interval", ".+?")
         elif time is not None and not fld and not flt and name in time.units:
-            pattern = UNIT_RE
+            pattern = times.get("unit", ".+?")
         elif flt and template.language is not None and flt in template.language.filter_patterns:
             pattern = template.language.filter_patterns[flt]
         elif fld and not flt and template.language is not None \

@@ -15,7 +15,7 @@ from .. import Language
 from .conjugation import CHECKED_FORMS, FORMS, ConjugationError, conjugate
 from .contrasts import CONTRASTS, adjective_past, counter, phrase, verb_form, words
 from .slots import AgentKind, PredicateKind
-from .timetext import FORMAT_NAMES, time_text
+from .timetext import FORMAT_NAMES, TIME_PATTERNS, time_text
 
 
 def _form_filter(form: str):
@@ -39,6 +39,7 @@ LANGUAGE = Language(
              "counter": counter, "adjective_past": adjective_past},
     slot_kinds={"agent": AgentKind, "predicate": PredicateKind},
     time_text=time_text,
+    time_patterns=TIME_PATTERNS,
     time_format_names=FORMAT_NAMES,
     clause_analyser=_clause_analyser,
     # Endings of the verb forms, so that gen jamp label tells いる from いた, た from る.

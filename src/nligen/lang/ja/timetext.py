@@ -30,12 +30,21 @@ FORMAT_NAMES = {
 FORMAT_CODES = {name: code for code, name in FORMAT_NAMES.items()}
 
 # Jamp's 2010年3月5日7時 and this module's 2010年3月5日の午前7時 / の正午 / の午後3時.
-_POINT = re.compile(r"(?:(\d{4})年)?(?:(\d{1,2})月)?(?:(\d{1,2})日)?"
-                    r"(?:(?<=日)の(?=午|正|\d))?(?:(正午)|(午前|午後)?(\d{1,2})時)?")
+_POINT = re.compile(r"(?:(?P<year>\d{4})年)?(?:(?P<month>\d{1,2})月)?(?:(?P<day>\d{1,2})日)?"
+                    r"(?:(?<=日)の(?=午|正|\d))?(?:(?P<noon>正午)|(?P<half>午前|午後)?(?P<hour>\d{1,2})時)?")
 _INTERVAL_UNITS = {**{v: k for k, v in AMOUNT_SUFFIX.items()},
                    **{v: k for k, v in INTERVAL_SUFFIX.items()}}
 # longest suffix first: 日間 before 日
-_INTERVAL = re.compile(r"(\d+)(" + "|".join(sorted(_INTERVAL_UNITS, key=len, reverse=True)) + ")")
+_INTERVAL_SUFFIXES = "|".join(sorted(_INTERVAL_UNITS, key=len, reverse=True))
+_INTERVAL = re.compile(r"(\d+)(" + _INTERVAL_SUFFIXES + ")")
+# What time_text writes, as regexes without groups, for the label command to find the
+# time expressions in a text (Language.time_patterns): the same spellings parse_point and
+# parse_interval read.
+TIME_PATTERNS = {
+    "point": re.sub(r"\(\?P<\w+>", "(?:", _POINT.pattern),
+    "interval": r"\d{1,3}(?:" + _INTERVAL_SUFFIXES + ")",
+    "unit": "[" + "".join(UNIT_WORD.values()) + "]",
+}
 
 
 def clock_hour_text(hour: int) -> str:
